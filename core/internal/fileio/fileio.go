@@ -1,0 +1,58 @@
+// Package fileio holds the file handling shared by the on-disk formats:
+// read-only memory maps for large inputs and atomic replacement on write.
+package fileio
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// WithMapped maps path read-only for the duration of fn. Parameter and
+// circuit files reach tens of GiB; mapping avoids a second copy in memory
+// and lets decoding goroutines fault pages in in parallel. fn must not keep
+// data after it returns.
+func WithMapped(path string, fn func(data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() == 0 {
+		return fn(nil)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("mmap %s: %w", path, err)
+	}
+	defer syscall.Munmap(data)
+	return fn(data)
+}
+
+// WriteAtomic writes through a temporary file in the same directory, syncs
+// it and renames it over path, so a reader never sees a half-written file.
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,27 @@
+// Package params reads and writes Groth16 parameter files in the format of
+// bellperson (and so of Filecoin's published .params and .vk files), and the
+// 192-byte proof encoding.
+//
+// A parameter file is, with no padding and no header:
+//
+//	alpha_g1, beta_g1           G1, uncompressed (96 bytes each)
+//	beta_g2, gamma_g2           G2, uncompressed (192 bytes each)
+//	delta_g1                    G1
+//	delta_g2                    G2
+//	ic                          u32 big-endian count, then G1 points
+//	h, l, a, b_g1               u32 big-endian count, then G1 points each
+//	b_g2                        u32 big-endian count, then G2 points
+//
+// A .vk file is the same up to and including ic. Points use the zcash/blst
+// BLS12-381 serialisation: big-endian coordinates, G2 coordinates as
+// (c1, c0), flag bits in the three top bits of the first byte
+// (compressed, infinity, sign of y).
+//
+// Every point read is checked to lie on the curve and, unless the caller
+// opts out for a trusted file, in the prime-order subgroup. Errors name the
+// section and the index of the offending point, e.g.
+// "params: h[1234]: point not on curve".
+//
+// A proof is compressed A (48 bytes) ‖ B (96) ‖ C (48); the proofs of
+// several partitions are concatenated in partition order.
+package params

@@ -1,0 +1,357 @@
+package params
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+)
+
+// VerifyingKey is the part of the parameters a verifier needs.
+type VerifyingKey struct {
+	Alpha1, Beta1, Delta1 bls.G1Affine
+	Beta2, Gamma2, Delta2 bls.G2Affine
+	// IC has one point per public input, the constant ONE first.
+	IC []bls.G1Affine
+}
+
+// ProvingKey is a whole parameter file.
+type ProvingKey struct {
+	VerifyingKey
+	H   []bls.G1Affine // N-1 points: τ^i·Z(τ)/δ
+	L   []bls.G1Affine // one per aux variable
+	A   []bls.G1Affine // inputs, then aux variables with their A-density bit set
+	BG1 []bls.G1Affine // B-input-density inputs, then B-aux-density aux
+	BG2 []bls.G2Affine // same selection as BG1, in G2
+}
+
+// Options control decoding.
+type Options struct {
+	// SkipSubgroupCheck skips the prime-order subgroup check (points are
+	// still checked to be on the curve). Only for files from a trusted
+	// source: the check dominates decoding time.
+	SkipSubgroupCheck bool
+	// NbTasks bounds the goroutines used to decode; 0 means GOMAXPROCS.
+	NbTasks int
+}
+
+func (o Options) tasks() int {
+	if o.NbTasks > 0 {
+		return o.NbTasks
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// vkHeaderSize is the size of the fixed part of a verifying key.
+const vkHeaderSize = 3*G1Uncompressed + 3*G2Uncompressed
+
+// reader walks a byte slice section by section.
+type reader struct {
+	data []byte
+	off  int
+	opt  Options
+}
+
+func (r *reader) take(section string, n int) ([]byte, error) {
+	if n < 0 || len(r.data)-r.off < n {
+		return nil, fmt.Errorf("params: %s: %w: need %d bytes at offset %d, file has %d", section, ErrTruncated, n, r.off, len(r.data))
+	}
+	b := r.data[r.off : r.off+n]
+	r.off += n
+	return b, nil
+}
+
+func (r *reader) count(section string, size int) (int, error) {
+	b, err := r.take(section+" count", 4)
+	if err != nil {
+		return 0, err
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	if left := len(r.data) - r.off; n > left/size {
+		return 0, fmt.Errorf("params: %s: %w: count %d needs %d bytes, %d left", section, ErrTruncated, n, n*size, left)
+	}
+	return n, nil
+}
+
+func (r *reader) g1(section string, p *bls.G1Affine) error {
+	b, err := r.take(section, G1Uncompressed)
+	if err != nil {
+		return err
+	}
+	if err := decodeG1(b, p, !r.opt.SkipSubgroupCheck); err != nil {
+		return fmt.Errorf("params: %s: %w", section, err)
+	}
+	return nil
+}
+
+func (r *reader) g2(section string, p *bls.G2Affine) error {
+	b, err := r.take(section, G2Uncompressed)
+	if err != nil {
+		return err
+	}
+	if err := decodeG2(b, p, !r.opt.SkipSubgroupCheck); err != nil {
+		return fmt.Errorf("params: %s: %w", section, err)
+	}
+	return nil
+}
+
+func (r *reader) g1s(section string) ([]bls.G1Affine, error) {
+	n, err := r.count(section, G1Uncompressed)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := r.take(section, n*G1Uncompressed)
+	out := make([]bls.G1Affine, n)
+	err = decodeParallel(section, n, r.opt.tasks(), func(i int) error {
+		return decodeG1(b[i*G1Uncompressed:], &out[i], !r.opt.SkipSubgroupCheck)
+	})
+	return out, err
+}
+
+func (r *reader) g2s(section string) ([]bls.G2Affine, error) {
+	n, err := r.count(section, G2Uncompressed)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := r.take(section, n*G2Uncompressed)
+	out := make([]bls.G2Affine, n)
+	err = decodeParallel(section, n, r.opt.tasks(), func(i int) error {
+		return decodeG2(b[i*G2Uncompressed:], &out[i], !r.opt.SkipSubgroupCheck)
+	})
+	return out, err
+}
+
+// decodeParallel runs decode(i) for i in [0, n) on nbTasks goroutines and
+// reports the failure with the lowest index, so errors are deterministic.
+func decodeParallel(section string, n, nbTasks int, decode func(i int) error) error {
+	if nbTasks > n {
+		nbTasks = n
+	}
+	if nbTasks < 1 {
+		return nil
+	}
+	firstBad := make([]int, nbTasks)
+	errs := make([]error, nbTasks)
+	chunk := (n + nbTasks - 1) / nbTasks
+	var wg sync.WaitGroup
+	for t := 0; t < nbTasks; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			firstBad[t] = -1
+			for i := t * chunk; i < min((t+1)*chunk, n); i++ {
+				if err := decode(i); err != nil {
+					firstBad[t], errs[t] = i, err
+					return
+				}
+			}
+		}(t)
+	}
+	wg.Wait()
+	for t := range errs {
+		if errs[t] != nil {
+			return fmt.Errorf("params: %s[%d]: %w", section, firstBad[t], errs[t])
+		}
+	}
+	return nil
+}
+
+func (r *reader) verifyingKey() (*VerifyingKey, error) {
+	vk := new(VerifyingKey)
+	steps := []error{
+		r.g1("alpha_g1", &vk.Alpha1),
+		r.g1("beta_g1", &vk.Beta1),
+		r.g2("beta_g2", &vk.Beta2),
+		r.g2("gamma_g2", &vk.Gamma2),
+		r.g1("delta_g1", &vk.Delta1),
+		r.g2("delta_g2", &vk.Delta2),
+	}
+	for _, err := range steps {
+		if err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if vk.IC, err = r.g1s("ic"); err != nil {
+		return nil, err
+	}
+	return vk, nil
+}
+
+// DecodeProvingKey parses a whole parameter file held in memory.
+func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
+	r := &reader{data: data, opt: opt}
+	vk, err := r.verifyingKey()
+	if err != nil {
+		return nil, err
+	}
+	pk := &ProvingKey{VerifyingKey: *vk}
+	for _, s := range []struct {
+		name string
+		dst  *[]bls.G1Affine
+	}{{"h", &pk.H}, {"l", &pk.L}, {"a", &pk.A}, {"b_g1", &pk.BG1}} {
+		if *s.dst, err = r.g1s(s.name); err != nil {
+			return nil, err
+		}
+	}
+	if pk.BG2, err = r.g2s("b_g2"); err != nil {
+		return nil, err
+	}
+	if left := len(data) - r.off; left != 0 {
+		return nil, fmt.Errorf("params: %w: %d bytes after b_g2", ErrTrailingData, left)
+	}
+	return pk, nil
+}
+
+// DecodeVerifyingKey parses a .vk file, or the verifying-key prefix of a
+// whole parameter file. In the second case the rest of the file is checked
+// for structure (section counts against sizes) but its points are not
+// decoded.
+func DecodeVerifyingKey(data []byte, opt Options) (*VerifyingKey, error) {
+	r := &reader{data: data, opt: opt}
+	vk, err := r.verifyingKey()
+	if err != nil {
+		return nil, err
+	}
+	if r.off == len(data) {
+		return vk, nil
+	}
+	for _, s := range []struct {
+		name string
+		size int
+	}{{"h", G1Uncompressed}, {"l", G1Uncompressed}, {"a", G1Uncompressed}, {"b_g1", G1Uncompressed}, {"b_g2", G2Uncompressed}} {
+		n, err := r.count(s.name, s.size)
+		if err != nil {
+			return nil, err
+		}
+		r.off += n * s.size
+	}
+	if left := len(data) - r.off; left != 0 {
+		return nil, fmt.Errorf("params: %w: %d bytes after b_g2", ErrTrailingData, left)
+	}
+	return vk, nil
+}
+
+// ReadProvingKey reads a parameter file; the file is memory-mapped and its
+// sections decoded in parallel.
+func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
+	var pk *ProvingKey
+	err := fileio.WithMapped(path, func(data []byte) (err error) {
+		pk, err = DecodeProvingKey(data, opt)
+		return err
+	})
+	return pk, wrapIO(err)
+}
+
+// ReadVerifyingKey reads a .vk file or the verifying key of a .params file.
+func ReadVerifyingKey(path string, opt Options) (*VerifyingKey, error) {
+	var vk *VerifyingKey
+	err := fileio.WithMapped(path, func(data []byte) (err error) {
+		vk, err = DecodeVerifyingKey(data, opt)
+		return err
+	})
+	return vk, wrapIO(err)
+}
+
+// WriteTo writes the verifying key (a .vk file).
+func (vk *VerifyingKey) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
+	vk.write(cw)
+	return cw.n, cw.flush()
+}
+
+func (vk *VerifyingKey) write(w *countingWriter) {
+	w.g1(&vk.Alpha1)
+	w.g1(&vk.Beta1)
+	w.g2(&vk.Beta2)
+	w.g2(&vk.Gamma2)
+	w.g1(&vk.Delta1)
+	w.g2(&vk.Delta2)
+	w.g1s(vk.IC)
+}
+
+// WriteTo writes the whole parameter file.
+func (pk *ProvingKey) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
+	pk.VerifyingKey.write(cw)
+	for _, s := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1} {
+		cw.g1s(s)
+	}
+	cw.count(len(pk.BG2))
+	for i := range pk.BG2 {
+		cw.g2(&pk.BG2[i])
+	}
+	return cw.n, cw.flush()
+}
+
+// WriteFile writes pk to path through a temporary file and a rename, so a
+// reader never sees a half-written file.
+func (pk *ProvingKey) WriteFile(path string) error {
+	return wrapIO(fileio.WriteAtomic(path, func(w io.Writer) error { _, err := pk.WriteTo(w); return err }))
+}
+
+// WriteFile writes vk to path (a .vk file) atomically.
+func (vk *VerifyingKey) WriteFile(path string) error {
+	return wrapIO(fileio.WriteAtomic(path, func(w io.Writer) error { _, err := vk.WriteTo(w); return err }))
+}
+
+// wrapIO prefixes file-system errors with the package name; decoding
+// errors already carry it.
+func wrapIO(err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "params: ") {
+		return err
+	}
+	return fmt.Errorf("params: %w", err)
+}
+
+type countingWriter struct {
+	w   *bufio.Writer
+	n   int64
+	err error
+	buf [G2Uncompressed]byte
+}
+
+func (c *countingWriter) write(b []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	c.err = err
+}
+
+func (c *countingWriter) count(n int) {
+	binary.BigEndian.PutUint32(c.buf[:4], uint32(n))
+	c.write(c.buf[:4])
+}
+
+func (c *countingWriter) g1(p *bls.G1Affine) {
+	encodeG1(c.buf[:], p)
+	c.write(c.buf[:G1Uncompressed])
+}
+
+func (c *countingWriter) g2(p *bls.G2Affine) {
+	encodeG2(c.buf[:], p)
+	c.write(c.buf[:G2Uncompressed])
+}
+
+func (c *countingWriter) g1s(ps []bls.G1Affine) {
+	c.count(len(ps))
+	for i := range ps {
+		c.g1(&ps[i])
+	}
+}
+
+func (c *countingWriter) flush() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.w.Flush()
+}

@@ -1,0 +1,163 @@
+package r1cs
+
+import (
+	"sort"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Variable names an input or an aux variable of a Builder.
+type Variable struct {
+	id    uint32
+	input bool
+}
+
+// Term is coeff·var.
+type Term struct {
+	Var   Variable
+	Coeff fr.Element
+}
+
+// LC is a linear combination of variables.
+type LC []Term
+
+// Builder assembles a constraint system together with its witness. It is
+// the way Go code (the demo, the synthetic circuits, tests) writes circuits.
+type Builder struct {
+	inputs, aux []fr.Element
+	rows        [3]stagedMatrix
+	n           int
+}
+
+type stagedMatrix struct {
+	rowPtr []uint64
+	vars   []Variable
+	coeffs []fr.Element
+}
+
+// NewBuilder returns a builder holding the constant ONE as input 0.
+func NewBuilder() *Builder {
+	b := &Builder{}
+	for i := range b.rows {
+		b.rows[i].rowPtr = []uint64{0}
+	}
+	b.inputs = append(b.inputs, fr.One())
+	return b
+}
+
+// One returns the constant ONE.
+func (b *Builder) One() Variable { return Variable{id: 0, input: true} }
+
+// Input allocates a public input with value v.
+func (b *Builder) Input(v fr.Element) Variable {
+	b.inputs = append(b.inputs, v)
+	return Variable{id: uint32(len(b.inputs) - 1), input: true}
+}
+
+// Aux allocates a private (auxiliary) variable with value v.
+func (b *Builder) Aux(v fr.Element) Variable {
+	b.aux = append(b.aux, v)
+	return Variable{id: uint32(len(b.aux) - 1)}
+}
+
+// Value returns the witness value of v.
+func (b *Builder) Value(v Variable) fr.Element {
+	if v.input {
+		return b.inputs[v.id]
+	}
+	return b.aux[v.id]
+}
+
+// Enforce adds the constraint <a,z>·<b,z> = <c,z>.
+func (b *Builder) Enforce(a, bb, c LC) {
+	for i, lc := range [3]LC{a, bb, c} {
+		m := &b.rows[i]
+		for _, t := range merge(lc) {
+			m.vars = append(m.vars, t.Var)
+			m.coeffs = append(m.coeffs, t.Coeff)
+		}
+		m.rowPtr = append(m.rowPtr, uint64(len(m.vars)))
+	}
+	b.n++
+}
+
+// merge sorts a copy of lc by variable, adds up duplicate terms and drops
+// zero coefficients.
+func merge(lc LC) LC {
+	out := append(LC(nil), lc...)
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i].Var, out[j].Var) })
+	k := 0
+	for _, t := range out {
+		if k > 0 && out[k-1].Var == t.Var {
+			out[k-1].Coeff.Add(&out[k-1].Coeff, &t.Coeff)
+			continue
+		}
+		out[k] = t
+		k++
+	}
+	out = out[:k]
+	k = 0
+	for _, t := range out {
+		if !t.Coeff.IsZero() {
+			out[k] = t
+			k++
+		}
+	}
+	return out[:k]
+}
+
+func less(a, b Variable) bool {
+	if a.input != b.input {
+		return a.input
+	}
+	return a.id < b.id
+}
+
+// Build compiles the constraints and returns the system and its witness.
+func (b *Builder) Build() (*R1CS, *Witness) {
+	r := &R1CS{NumInputs: len(b.inputs), NumAux: len(b.aux), NumConstraints: b.n}
+	in := newInterner()
+	for i, dst := range []*Matrix{&r.A, &r.B, &r.C} {
+		m := &b.rows[i]
+		dst.RowPtr = append([]uint64(nil), m.rowPtr...)
+		dst.Col = make([]uint32, len(m.vars))
+		dst.Val = make([]uint32, len(m.vars))
+		for t, v := range m.vars {
+			dst.Col[t] = v.id
+			if !v.input {
+				dst.Col[t] += uint32(r.NumInputs)
+			}
+			dst.Val[t] = in.index(&m.coeffs[t])
+		}
+	}
+	r.Coeffs = in.table
+	r.computeDensity()
+	w := &Witness{Inputs: append([]fr.Element(nil), b.inputs...), Aux: append([]fr.Element(nil), b.aux...)}
+	return r, w
+}
+
+// interner assigns table indices to coefficients; 1 and -1 come first.
+type interner struct {
+	table []fr.Element
+	ids map[fr.Element]uint32
+}
+
+func newInterner() *interner {
+	in := &interner{ids: map[fr.Element]uint32{}}
+	one := fr.One()
+	var minusOne fr.Element
+	minusOne.Neg(&one)
+	in.index(&one)
+	in.index(&minusOne)
+	return in
+}
+
+func (in *interner) index(c *fr.Element) uint32 {
+	if i, ok := in.ids[*c]; ok {
+		return i
+	}
+	i := uint32(len(in.table))
+	in.table = append(in.table, *c)
+	in.ids[*c] = i
+	return i
+}

@@ -1,0 +1,237 @@
+package r1cs
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
+)
+
+// ErrWrongPrime is wrapped by the error for a circom file over another field.
+var ErrWrongPrime = errors.New("not the BLS12-381 scalar field (compile with circom --prime bls12381)")
+
+// binFile is an iden3 binary container: a 4-byte type, a version, sections.
+type binFile struct {
+	sections map[uint32][]byte
+}
+
+func parseBinFile(data []byte, kind string, maxVersion uint32) (*binFile, error) {
+	if len(data) < 12 || string(data[:4]) != kind {
+		return nil, fmt.Errorf("r1cs: not a circom %s file", kind)
+	}
+	if v := binary.LittleEndian.Uint32(data[4:]); v < 1 || v > maxVersion {
+		return nil, fmt.Errorf("r1cs: %s version %d not supported (1 to %d)", kind, v, maxVersion)
+	}
+	n := binary.LittleEndian.Uint32(data[8:])
+	f := &binFile{sections: map[uint32][]byte{}}
+	off := uint64(12)
+	for i := uint32(0); i < n; i++ {
+		if uint64(len(data))-off < 12 {
+			return nil, fmt.Errorf("r1cs: %s: truncated section header %d", kind, i)
+		}
+		typ := binary.LittleEndian.Uint32(data[off:])
+		size := binary.LittleEndian.Uint64(data[off+4:])
+		off += 12
+		if uint64(len(data))-off < size {
+			return nil, fmt.Errorf("r1cs: %s: section %d (type %d) truncated: %d bytes, %d left", kind, i, typ, size, uint64(len(data))-off)
+		}
+		if _, dup := f.sections[typ]; dup {
+			return nil, fmt.Errorf("r1cs: %s: duplicate section type %d", kind, typ)
+		}
+		f.sections[typ] = data[off : off+size]
+		off += size
+	}
+	return f, nil
+}
+
+func (f *binFile) section(kind string, typ uint32) ([]byte, error) {
+	s, ok := f.sections[typ]
+	if !ok {
+		return nil, fmt.Errorf("r1cs: %s: missing section %d", kind, typ)
+	}
+	return s, nil
+}
+
+// checkPrime checks a (n8, prime) pair against the BLS12-381 scalar field.
+func checkPrime(kind string, b []byte) (int, error) {
+	if len(b) < 4 {
+		return 0, fmt.Errorf("r1cs: %s: truncated header", kind)
+	}
+	n8 := int(binary.LittleEndian.Uint32(b))
+	if n8 <= 0 || n8 > 64 || len(b) < 4+n8 {
+		return 0, fmt.Errorf("r1cs: %s: bad field size %d", kind, n8)
+	}
+	le := b[4 : 4+n8]
+	be := make([]byte, n8)
+	for i := range le {
+		be[n8-1-i] = le[i]
+	}
+	p := new(big.Int).SetBytes(be)
+	if p.Cmp(fr.Modulus()) != 0 || n8 != fr.Bytes {
+		return 0, fmt.Errorf("r1cs: %s: prime %s: %w", kind, p, ErrWrongPrime)
+	}
+	return n8, nil
+}
+
+// readElement reads a canonical little-endian field element.
+func readElement(b []byte) (fr.Element, error) {
+	return fr.LittleEndian.Element((*[fr.Bytes]byte)(b[:fr.Bytes]))
+}
+
+// ReadCircomR1CS reads a circom .r1cs file. circom numbers wires
+// [ONE, outputs, public inputs, private inputs, internal]; the first
+// 1 + nOutputs + nPublicInputs wires are the Groth16 inputs, so wire ids are
+// used as variable indices unchanged.
+func ReadCircomR1CS(path string) (*R1CS, error) {
+	var r *R1CS
+	err := fileio.WithMapped(path, func(data []byte) (err error) {
+		r, err = DecodeCircomR1CS(data)
+		return err
+	})
+	return r, prefixed(err)
+}
+
+func prefixed(err error) error {
+	if err == nil || len(err.Error()) > 5 && err.Error()[:5] == "r1cs:" {
+		return err
+	}
+	return fmt.Errorf("r1cs: %w", err)
+}
+
+// DecodeCircomR1CS parses the bytes of a circom .r1cs file.
+func DecodeCircomR1CS(data []byte) (*R1CS, error) {
+	const kind = "r1cs"
+	f, err := parseBinFile(data, kind, 1)
+	if err != nil {
+		return nil, err
+	}
+	hdr, err := f.section(kind, 1)
+	if err != nil {
+		return nil, err
+	}
+	n8, err := checkPrime(kind, hdr)
+	if err != nil {
+		return nil, err
+	}
+	if len(hdr) != 4+n8+4*4+8+4 {
+		return nil, fmt.Errorf("r1cs: r1cs: header section is %d bytes, want %d", len(hdr), 4+n8+4*4+8+4)
+	}
+	h := hdr[4+n8:]
+	nWires := int(binary.LittleEndian.Uint32(h[0:]))
+	nOut := int(binary.LittleEndian.Uint32(h[4:]))
+	nPubIn := int(binary.LittleEndian.Uint32(h[8:]))
+	nConstraints := int(binary.LittleEndian.Uint32(h[24:]))
+	nInputs := 1 + nOut + nPubIn
+	if nInputs > nWires {
+		return nil, fmt.Errorf("r1cs: r1cs: %d public wires but only %d wires", nInputs, nWires)
+	}
+	body, err := f.section(kind, 2)
+	if err != nil {
+		return nil, err
+	}
+
+	b := &Builder{inputs: make([]fr.Element, nInputs), aux: make([]fr.Element, nWires-nInputs)}
+	for i := range b.rows {
+		b.rows[i].rowPtr = []uint64{0}
+	}
+	off := 0
+	readLC := func(k, which int) (LC, error) {
+		if len(body)-off < 4 {
+			return nil, fmt.Errorf("r1cs: r1cs: constraint %d: truncated", k)
+		}
+		n := int(binary.LittleEndian.Uint32(body[off:]))
+		off += 4
+		if n > (len(body)-off)/(4+n8) {
+			return nil, fmt.Errorf("r1cs: r1cs: constraint %d: %d terms overrun the section", k, n)
+		}
+		lc := make(LC, n)
+		for t := range lc {
+			wire := binary.LittleEndian.Uint32(body[off:])
+			if int(wire) >= nWires {
+				return nil, fmt.Errorf("r1cs: r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[which], wire, nWires)
+			}
+			c, err := readElement(body[off+4:])
+			if err != nil {
+				return nil, fmt.Errorf("r1cs: r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[which])
+			}
+			off += 4 + n8
+			v := Variable{id: wire, input: true}
+			if int(wire) >= nInputs {
+				v = Variable{id: wire - uint32(nInputs)}
+			}
+			lc[t] = Term{Var: v, Coeff: c}
+		}
+		return lc, nil
+	}
+	for k := 0; k < nConstraints; k++ {
+		var lcs [3]LC
+		for i := range lcs {
+			if lcs[i], err = readLC(k, i); err != nil {
+				return nil, err
+			}
+		}
+		b.Enforce(lcs[0], lcs[1], lcs[2])
+	}
+	if off != len(body) {
+		return nil, fmt.Errorf("r1cs: r1cs: %d bytes left after %d constraints", len(body)-off, nConstraints)
+	}
+	r, _ := b.Build()
+	return r, nil
+}
+
+// ReadCircomWitness reads a circom .wtns file and splits it into inputs and
+// aux for r, checking its length and the constant ONE.
+func (r *R1CS) ReadCircomWitness(path string) (*Witness, error) {
+	var w *Witness
+	err := fileio.WithMapped(path, func(data []byte) (err error) {
+		w, err = r.DecodeCircomWitness(data)
+		return err
+	})
+	return w, prefixed(err)
+}
+
+// DecodeCircomWitness parses the bytes of a circom .wtns file for r.
+func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
+	const kind = "wtns"
+	f, err := parseBinFile(data, kind, 2)
+	if err != nil {
+		return nil, err
+	}
+	hdr, err := f.section(kind, 1)
+	if err != nil {
+		return nil, err
+	}
+	n8, err := checkPrime(kind, hdr)
+	if err != nil {
+		return nil, err
+	}
+	if len(hdr) != 4+n8+4 {
+		return nil, fmt.Errorf("r1cs: wtns: header section is %d bytes, want %d", len(hdr), 4+n8+4)
+	}
+	n := int(binary.LittleEndian.Uint32(hdr[4+n8:]))
+	body, err := f.section(kind, 2)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) != n*n8 {
+		return nil, fmt.Errorf("r1cs: wtns: values section is %d bytes, want %d for %d values", len(body), n*n8, n)
+	}
+	if n != r.NumVars() {
+		return nil, fmt.Errorf("r1cs: wtns: %d values, circuit has %d variables", n, r.NumVars())
+	}
+	vals := make([]fr.Element, n)
+	for i := range vals {
+		if vals[i], err = readElement(body[i*n8:]); err != nil {
+			return nil, fmt.Errorf("r1cs: wtns: value %d is not a canonical field element", i)
+		}
+	}
+	w := &Witness{Inputs: vals[:r.NumInputs:r.NumInputs], Aux: vals[r.NumInputs:]}
+	if err := r.CheckWitness(w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}

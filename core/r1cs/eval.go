@@ -1,0 +1,143 @@
+package r1cs
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// DefaultCheckRows is how many rows a mat-vec goroutine evaluates between
+// calls to EvalOptions.Pause. At ~3 terms a row this is ~10 µs of work, so a
+// raised throttle is noticed quickly and the check costs nothing measurable.
+const DefaultCheckRows = 4096
+
+// EvalOptions control the sparse mat-vec.
+type EvalOptions struct {
+	// NbTasks bounds the goroutines; 0 means GOMAXPROCS.
+	NbTasks int
+	// CheckRows is the block of rows between Pause calls (default
+	// DefaultCheckRows).
+	CheckRows int
+	// Pause, when set, is called by each goroutine between blocks of rows;
+	// the engine uses it to yield while the memory-bandwidth throttle is
+	// raised.
+	Pause func()
+}
+
+// Eval computes a = A·z, b = B·z, c = C·z into the caller's buffers,
+// including the appended input rows (a = x_i, b = c = 0), and zeroes the
+// buffers from Rows() to their end (the padding up to the domain size).
+func (r *R1CS) Eval(w *Witness, a, b, c []fr.Element, opt EvalOptions) error {
+	if err := r.CheckWitness(w); err != nil {
+		return err
+	}
+	rows := r.Rows()
+	if len(a) < rows || len(b) != len(a) || len(c) != len(a) {
+		return fmt.Errorf("r1cs: eval buffers of %d/%d/%d elements, need %d each", len(a), len(b), len(c), rows)
+	}
+	nbTasks := opt.NbTasks
+	if nbTasks <= 0 {
+		nbTasks = runtime.GOMAXPROCS(0)
+	}
+	block := opt.CheckRows
+	if block <= 0 {
+		block = DefaultCheckRows
+	}
+	total := len(a)
+	nBlocks := (total + block - 1) / block
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for t := 0; t < min(nbTasks, nBlocks); t++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				blk := int(next.Add(1) - 1)
+				if blk >= nBlocks {
+					return
+				}
+				if opt.Pause != nil {
+					opt.Pause()
+				}
+				r.evalRows(w, a, b, c, blk*block, min((blk+1)*block, total))
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (r *R1CS) evalRows(w *Witness, a, b, c []fr.Element, from, to int) {
+	nc := r.NumConstraints
+	for k := from; k < to; k++ {
+		switch {
+		case k < nc:
+			a[k] = r.dot(&r.A, k, w)
+			b[k] = r.dot(&r.B, k, w)
+			c[k] = r.dot(&r.C, k, w)
+		case k < nc+r.NumInputs:
+			a[k] = w.Inputs[k-nc]
+			b[k].SetZero()
+			c[k].SetZero()
+		default:
+			a[k].SetZero()
+			b[k].SetZero()
+			c[k].SetZero()
+		}
+	}
+}
+
+// dot returns <M_k, z>.
+func (r *R1CS) dot(m *Matrix, k int, w *Witness) fr.Element {
+	var acc, t fr.Element
+	ni := uint32(r.NumInputs)
+	for j := m.RowPtr[k]; j < m.RowPtr[k+1]; j++ {
+		col := m.Col[j]
+		var v *fr.Element
+		if col < ni {
+			v = &w.Inputs[col]
+		} else {
+			v = &w.Aux[col-ni]
+		}
+		switch m.Val[j] {
+		case CoeffOne:
+			acc.Add(&acc, v)
+		case CoeffMinusOne:
+			acc.Sub(&acc, v)
+		default:
+			t.Mul(v, &r.Coeffs[m.Val[j]])
+			acc.Add(&acc, &t)
+		}
+	}
+	return acc
+}
+
+// CheckEvaluation reports the first constraint k with a_k·b_k ≠ c_k.
+func (r *R1CS) CheckEvaluation(a, b, c []fr.Element) error {
+	var t fr.Element
+	for k := 0; k < r.NumConstraints; k++ {
+		if !t.Mul(&a[k], &b[k]).Equal(&c[k]) {
+			return fmt.Errorf("r1cs: constraint %d: %w", k, ErrUnsatisfied)
+		}
+	}
+	return nil
+}
+
+// IsSatisfied evaluates the system on w and reports the first failing
+// constraint, by index.
+func (r *R1CS) IsSatisfied(w *Witness) error {
+	if err := r.CheckWitness(w); err != nil {
+		return err
+	}
+	var t fr.Element
+	for k := 0; k < r.NumConstraints; k++ {
+		a, b, c := r.dot(&r.A, k, w), r.dot(&r.B, k, w), r.dot(&r.C, k, w)
+		if !t.Mul(&a, &b).Equal(&c) {
+			return fmt.Errorf("r1cs: constraint %d: %w", k, ErrUnsatisfied)
+		}
+	}
+	return nil
+}

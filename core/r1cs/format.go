@@ -1,0 +1,166 @@
+package r1cs
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
+)
+
+// On-disk format, version 1 (all integers little-endian):
+//
+//	magic "CUZKR1CS", version u32, reserved u32 (0)
+//	numInputs, numAux, numConstraints, numCoeffs, nnzA, nnzB, nnzC: u64
+//	coefficients: numCoeffs × 32 bytes, canonical little-endian
+//	for A, B, C: row pointers (numConstraints+1) × u64, columns nnz × u32,
+//	             coefficient indices nnz × u32
+//	CRC-32C of everything before it: u32
+const (
+	magic      = "CUZKR1CS"
+	version    = 1
+	headerSize = 8 + 4 + 4 + 7*8
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrFormat is wrapped by every error about a malformed circuit file.
+var ErrFormat = errors.New("malformed circuit file")
+
+// WriteTo writes the system in the versioned binary format.
+func (r *R1CS) WriteTo(w io.Writer) (int64, error) {
+	crc := crc32.New(crcTable)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)
+	var n int64
+	var buf [32]byte
+	put := func(b []byte) {
+		m, _ := bw.Write(b) // a write error is sticky in bufio and returned by Flush
+		n += int64(m)
+	}
+	u32 := func(v uint32) { binary.LittleEndian.PutUint32(buf[:4], v); put(buf[:4]) }
+	u64 := func(v uint64) { binary.LittleEndian.PutUint64(buf[:8], v); put(buf[:8]) }
+
+	put([]byte(magic))
+	u32(version)
+	u32(0)
+	for _, v := range []int{r.NumInputs, r.NumAux, r.NumConstraints, len(r.Coeffs), r.A.NNZ(), r.B.NNZ(), r.C.NNZ()} {
+		u64(uint64(v))
+	}
+	for i := range r.Coeffs {
+		fr.LittleEndian.PutElement(&buf, r.Coeffs[i])
+		put(buf[:32])
+	}
+	for _, m := range []*Matrix{&r.A, &r.B, &r.C} {
+		for _, v := range m.RowPtr {
+			u64(v)
+		}
+		for _, v := range m.Col {
+			u32(v)
+		}
+		for _, v := range m.Val {
+			u32(v)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return n, err
+	}
+	binary.LittleEndian.PutUint32(buf[:4], crc.Sum32())
+	m, err := w.Write(buf[:4])
+	return n + int64(m), err
+}
+
+// WriteFile writes the system to path atomically (temporary file, rename).
+func (r *R1CS) WriteFile(path string) error {
+	err := fileio.WriteAtomic(path, func(w io.Writer) error { _, err := r.WriteTo(w); return err })
+	if err != nil {
+		return fmt.Errorf("r1cs: %w", err)
+	}
+	return nil
+}
+
+// ReadFile reads a system written by WriteFile.
+func ReadFile(path string) (*R1CS, error) {
+	var r *R1CS
+	err := fileio.WithMapped(path, func(data []byte) (err error) {
+		r, err = Decode(data)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrFormat) {
+		err = fmt.Errorf("r1cs: %w", err)
+	}
+	return r, err
+}
+
+func formatErr(f string, args ...any) error {
+	return fmt.Errorf("r1cs: %w: %s", ErrFormat, fmt.Sprintf(f, args...))
+}
+
+// Decode parses the binary format, checking the header, the size, the
+// checksum, every coefficient and every index.
+func Decode(data []byte) (*R1CS, error) {
+	if len(data) < headerSize+4 {
+		return nil, formatErr("%d bytes is shorter than the header", len(data))
+	}
+	if string(data[:8]) != magic {
+		return nil, formatErr("bad magic %q (not a cuzk circuit file)", data[:8])
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != version {
+		return nil, formatErr("version %d, this build reads version %d", v, version)
+	}
+	var h [7]uint64
+	for i := range h {
+		h[i] = binary.LittleEndian.Uint64(data[16+8*i:])
+	}
+	ni, na, nc, ncoef, nnz := h[0], h[1], h[2], h[3], h[4:7]
+	const limit = 1 << 40 // far beyond any circuit; keeps the size sum from overflowing
+	for i, v := range h {
+		if v >= limit {
+			return nil, formatErr("header field %d is %d, beyond any real circuit", i, v)
+		}
+	}
+	want := uint64(headerSize) + 32*ncoef + 4
+	for _, z := range nnz {
+		want += 8*(nc+1) + 8*z
+	}
+	if uint64(len(data)) != want {
+		return nil, formatErr("file is %d bytes, header says %d (truncated or corrupt)", len(data), want)
+	}
+	body := data[:len(data)-4]
+	if got, sum := crc32.Checksum(body, crcTable), binary.LittleEndian.Uint32(data[len(data)-4:]); got != sum {
+		return nil, formatErr("checksum mismatch (stored %08x, computed %08x)", sum, got)
+	}
+	r := &R1CS{NumInputs: int(ni), NumAux: int(na), NumConstraints: int(nc), Coeffs: make([]fr.Element, ncoef)}
+	off := headerSize
+	for i := range r.Coeffs {
+		var err error
+		if r.Coeffs[i], err = fr.LittleEndian.Element((*[32]byte)(data[off : off+32])); err != nil {
+			return nil, formatErr("coefficient %d is not a canonical field element", i)
+		}
+		off += 32
+	}
+	for i, m := range []*Matrix{&r.A, &r.B, &r.C} {
+		m.RowPtr = make([]uint64, nc+1)
+		for k := range m.RowPtr {
+			m.RowPtr[k] = binary.LittleEndian.Uint64(data[off:])
+			off += 8
+		}
+		m.Col = make([]uint32, nnz[i])
+		m.Val = make([]uint32, nnz[i])
+		for _, dst := range [][]uint32{m.Col, m.Val} {
+			for t := range dst {
+				dst[t] = binary.LittleEndian.Uint32(data[off:])
+				off += 4
+			}
+		}
+	}
+	if err := r.validate(); err != nil {
+		return nil, formatErr("%v", err)
+	}
+	r.computeDensity()
+	return r, nil
+}
