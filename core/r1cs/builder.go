@@ -68,6 +68,16 @@ func (b *Builder) Value(v Variable) fr.Element {
 	return b.aux[v.id]
 }
 
+// SetValue changes the witness value of v (for values known only after the
+// variable had to be allocated, such as a public output).
+func (b *Builder) SetValue(v Variable, val fr.Element) {
+	if v.input {
+		b.inputs[v.id] = val
+	} else {
+		b.aux[v.id] = val
+	}
+}
+
 // Enforce adds the constraint <a,z>·<b,z> = <c,z>.
 func (b *Builder) Enforce(a, bb, c LC) {
 	for i, lc := range [3]LC{a, bb, c} {
