@@ -1,6 +1,7 @@
 package r1cs
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -42,6 +43,7 @@ func NewBuilder() *Builder {
 		b.rows[i].rowPtr = []uint64{0}
 	}
 	b.inputs = append(b.inputs, fr.One())
+	b.aux = []fr.Element{}
 	return b
 }
 
@@ -142,7 +144,7 @@ func (b *Builder) Build() (*R1CS, *Witness) {
 	}
 	r.Coeffs = in.table
 	r.computeDensity()
-	w := &Witness{Inputs: append([]fr.Element(nil), b.inputs...), Aux: append([]fr.Element(nil), b.aux...)}
+	w := &Witness{Inputs: slices.Clone(b.inputs), Aux: slices.Clone(b.aux)}
 	return r, w
 }
 

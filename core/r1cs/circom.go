@@ -235,3 +235,75 @@ func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
 	}
 	return w, nil
 }
+
+// circomPrime writes the (n8, prime) pair of a header section.
+func circomPrime(buf []byte) []byte {
+	buf = binary.LittleEndian.AppendUint32(buf, fr.Bytes)
+	be := fr.Modulus().FillBytes(make([]byte, fr.Bytes))
+	for i := len(be) - 1; i >= 0; i-- {
+		buf = append(buf, be[i])
+	}
+	return buf
+}
+
+func binHeader(kind string, version, sections uint32) []byte {
+	b := []byte(kind)
+	b = binary.LittleEndian.AppendUint32(b, version)
+	return binary.LittleEndian.AppendUint32(b, sections)
+}
+
+func appendSection(buf []byte, typ uint32, body []byte) []byte {
+	buf = binary.LittleEndian.AppendUint32(buf, typ)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(body)))
+	return append(buf, body...)
+}
+
+// EncodeCircomWitness returns w as a circom .wtns file (version 2), values
+// in canonical little-endian form, inputs first.
+func EncodeCircomWitness(w *Witness) []byte {
+	hdr := circomPrime(nil)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(w.Inputs)+len(w.Aux)))
+	body := make([]byte, 0, fr.Bytes*(len(w.Inputs)+len(w.Aux)))
+	var b [fr.Bytes]byte
+	for _, vs := range [][]fr.Element{w.Inputs, w.Aux} {
+		for i := range vs {
+			fr.LittleEndian.PutElement(&b, vs[i])
+			body = append(body, b[:]...)
+		}
+	}
+	out := binHeader("wtns", 2, 2)
+	out = appendSection(out, 1, hdr)
+	return appendSection(out, 2, body)
+}
+
+// EncodeCircomR1CS returns r as a circom .r1cs file (version 1) whose public
+// wires are all outputs; a tool that reads circom files sees the same system.
+func (r *R1CS) EncodeCircomR1CS() []byte {
+	hdr := circomPrime(nil)
+	for _, v := range []uint32{uint32(r.NumVars()), uint32(r.NumInputs - 1), 0, 0} {
+		hdr = binary.LittleEndian.AppendUint32(hdr, v)
+	}
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(r.NumVars()))
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(r.NumConstraints))
+	var body []byte
+	var b [fr.Bytes]byte
+	for k := 0; k < r.NumConstraints; k++ {
+		for _, m := range []*Matrix{&r.A, &r.B, &r.C} {
+			lo, hi := m.RowPtr[k], m.RowPtr[k+1]
+			body = binary.LittleEndian.AppendUint32(body, uint32(hi-lo))
+			for j := lo; j < hi; j++ {
+				body = binary.LittleEndian.AppendUint32(body, m.Col[j])
+				fr.LittleEndian.PutElement(&b, r.Coeffs[m.Val[j]])
+				body = append(body, b[:]...)
+			}
+		}
+	}
+	labels := make([]byte, 0, 8*r.NumVars())
+	for i := 0; i < r.NumVars(); i++ {
+		labels = binary.LittleEndian.AppendUint64(labels, uint64(i))
+	}
+	out := binHeader("r1cs", 1, 3)
+	out = appendSection(out, 1, hdr)
+	out = appendSection(out, 2, body)
+	return appendSection(out, 3, labels)
+}
