@@ -123,6 +123,15 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 	return proof, rep, nil
 }
 
+// CheckKey reports whether pk's query sizes fit cs (the same circuit
+// shape; it cannot tell two circuits of one shape apart).
+func CheckKey(pk *params.ProvingKey, cs *r1cs.R1CS) error {
+	if err := checkKeyShape(pk, cs.NumInputs, cs.NumAux, cs.DomainSize(), &cs.Density); err != nil {
+		return fmt.Errorf("groth16: %w", err)
+	}
+	return nil
+}
+
 // checkKeyShape checks that pk's query sizes fit a circuit with these
 // sizes and densities.
 func checkKeyShape(pk *params.ProvingKey, nInputs, nAux, n int, d *r1cs.Density) error {

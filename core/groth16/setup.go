@@ -51,9 +51,6 @@ func Setup(cs *r1cs.R1CS, seed uint64) (*params.ProvingKey, error) {
 
 func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
 	n := cs.DomainSize()
-	if n < 2 {
-		n = 2 // H needs N−1 ≥ 1 points
-	}
 	dom := newDomain(n)
 
 	// Lagrange basis at τ: L_k(τ) = Z(τ)/N · ω^k/(τ − ω^k), Z(τ) = τ^N − 1.

@@ -74,10 +74,10 @@ func (r *R1CS) NumVars() int { return r.NumInputs + r.NumAux }
 // Rows returns the number of evaluated rows: constraints plus one per input.
 func (r *R1CS) Rows() int { return r.NumConstraints + r.NumInputs }
 
-// DomainSize returns the smallest power of two ≥ Rows(), the evaluation
-// domain of the QAP.
+// DomainSize returns the smallest power of two ≥ Rows(), and at least 2
+// (H has N−1 points), the evaluation domain of the QAP.
 func (r *R1CS) DomainSize() int {
-	n := 1
+	n := 2
 	for n < r.Rows() {
 		n <<= 1
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/snarkjs"
+)
+
+// loadCircuit reads a circuit in cuzk's format or circom's, by its magic.
+func loadCircuit(path string) (*r1cs.R1CS, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	head := make([]byte, 8)
+	n, _ := f.Read(head)
+	f.Close()
+	var cs *r1cs.R1CS
+	if bytes.HasPrefix(head[:n], []byte("r1cs")) {
+		cs, err = r1cs.ReadCircomR1CS(path)
+	} else {
+		cs, err = r1cs.ReadFile(path)
+	}
+	return cs, inputErr(err)
+}
+
+func loadPublic(path string) ([]fr.Element, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	pub, err := snarkjs.ParsePublic(data)
+	return pub, inputErr(err)
+}
+
+// loadProof reads a proof file holding exactly one 192-byte proof.
+func loadProof(path string) (*params.Proof, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	proofs, err := params.DecodeProofs(data)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if len(proofs) != 1 {
+		return nil, inputErr(fmt.Errorf("%s holds %d proofs; this command takes one", path, len(proofs)))
+	}
+	return &proofs[0], nil
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return inputErr(err)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/snarkjs"
+)
+
+var errInvalidProof = groth16.ErrInvalidProof
+
+func runProve(args []string, stdout io.Writer) error {
+	fs := flags("prove")
+	pkPath := fs.String("params", "", "parameter file (.params)")
+	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
+	wtns := fs.String("wtns", "", "witness (circom .wtns)")
+	out := fs.String("out", "", "proof file to write (192 bytes)")
+	public := fs.String("public", "", "also write the public inputs here (snarkjs public.json)")
+	trusted := fs.Bool("trusted-params", false, "skip the subgroup check of parameter points (curve checks stay)")
+	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
+		return err
+	}
+	cs, err := loadCircuit(*circuit)
+	if err != nil {
+		return err
+	}
+	w, err := cs.ReadCircomWitness(*wtns)
+	if err != nil {
+		return inputErr(err)
+	}
+	pk, err := params.ReadProvingKey(*pkPath, params.Options{SkipSubgroupCheck: *trusted})
+	if err != nil {
+		return inputErr(err)
+	}
+	proof, rep, err := groth16.Prove(pk, cs, w, groth16.Options{})
+	if err != nil {
+		return inputErr(err)
+	}
+	// Never hand out an unverified proof.
+	if err := groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]); err != nil {
+		return fmt.Errorf("internal error: the proof just produced does not verify, refusing to write it: %w", err)
+	}
+	enc := proof.Bytes()
+	if err := writeFile(*out, enc[:]); err != nil {
+		return err
+	}
+	if *public != "" {
+		js, err := snarkjs.FormatPublic(w.Inputs[1:])
+		if err != nil {
+			return err
+		}
+		if err := writeFile(*public, js); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s (verified) in %v\n", *out, rep.Total.Round(1e6))
+	return nil
+}
+
+func runVerify(args []string, stdout io.Writer) error {
+	fs := flags("verify")
+	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
+	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	public := fs.String("public", "", "public inputs (snarkjs public.json)")
+	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
+		return err
+	}
+	vk, err := params.ReadVerifyingKey(*vkPath, params.Options{})
+	if err != nil {
+		return inputErr(err)
+	}
+	proof, err := loadProof(*proofPath)
+	if err != nil {
+		return err
+	}
+	pub, err := loadPublic(*public)
+	if err != nil {
+		return err
+	}
+	if err := groth16.Verify(vk, proof, pub); err != nil {
+		if errors.Is(err, groth16.ErrInvalidProof) {
+			return err
+		}
+		return inputErr(err)
+	}
+	fmt.Fprintln(stdout, "valid")
+	return nil
+}
+
+func runExport(args []string, stdout io.Writer) error {
+	fs := flags("export-snarkjs")
+	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
+	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	public := fs.String("public", "", "public inputs (snarkjs public.json)")
+	dir := fs.String("out", "", "directory to write verification_key.json, proof.json, public.json")
+	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {
+		return err
+	}
+	vk, err := params.ReadVerifyingKey(*vkPath, params.Options{})
+	if err != nil {
+		return inputErr(err)
+	}
+	proof, err := loadProof(*proofPath)
+	if err != nil {
+		return err
+	}
+	pub, err := loadPublic(*public)
+	if err != nil {
+		return err
+	}
+	if len(pub)+1 != len(vk.IC) {
+		return inputErr(fmt.Errorf("%d public inputs, verifying key expects %d", len(pub), len(vk.IC)-1))
+	}
+	vkJSON, err := snarkjs.ExportVerifyingKey(vk)
+	if err != nil {
+		return err
+	}
+	proofJSON, err := snarkjs.ExportProof(proof)
+	if err != nil {
+		return err
+	}
+	pubJSON, err := snarkjs.FormatPublic(pub)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return inputErr(err)
+	}
+	for name, data := range map[string][]byte{"verification_key.json": vkJSON, "proof.json": proofJSON, "public.json": pubJSON} {
+		if err := writeFile(filepath.Join(*dir, name), data); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s/{verification_key,proof,public}.json\n", *dir)
+	return nil
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cuzk/cuzk/core/groth16"
+)
+
+func runSetup(args []string, stdout io.Writer) error {
+	fs := flags("setup")
+	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
+	out := fs.String("out", "", "parameter file to write")
+	seed := fs.Uint64("seed", 0, "seed of the development setup (INSECURE: anyone who knows it can forge proofs)")
+	if err := parse(fs, args, "r1cs", "out"); err != nil {
+		return err
+	}
+	cs, err := loadCircuit(*circuit)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	pk, err := groth16.Setup(cs, *seed)
+	if err != nil {
+		return err
+	}
+	if err := pk.WriteFile(*out); err != nil {
+		return inputErr(err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d constraints, %d inputs, %d aux, domain 2^%d, in %v (development setup, not for production)\n",
+		*out, cs.NumConstraints, cs.NumInputs, cs.NumAux, log2(len(pk.H)+1), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
