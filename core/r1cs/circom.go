@@ -24,23 +24,23 @@ func parseBinFile(data []byte, kind string, maxVersion uint32) (*binFile, error)
 		return nil, fmt.Errorf("r1cs: not a circom %s file", kind)
 	}
 	if v := binary.LittleEndian.Uint32(data[4:]); v < 1 || v > maxVersion {
-		return nil, fmt.Errorf("r1cs: %s version %d not supported (1 to %d)", kind, v, maxVersion)
+		return nil, fmt.Errorf("r1cs: circom %s version %d not supported (1 to %d)", kind, v, maxVersion)
 	}
 	n := binary.LittleEndian.Uint32(data[8:])
 	f := &binFile{sections: map[uint32][]byte{}}
 	off := uint64(12)
 	for i := uint32(0); i < n; i++ {
 		if uint64(len(data))-off < 12 {
-			return nil, fmt.Errorf("r1cs: %s: truncated section header %d", kind, i)
+			return nil, fmt.Errorf("r1cs: circom %s: truncated section header %d", kind, i)
 		}
 		typ := binary.LittleEndian.Uint32(data[off:])
 		size := binary.LittleEndian.Uint64(data[off+4:])
 		off += 12
 		if uint64(len(data))-off < size {
-			return nil, fmt.Errorf("r1cs: %s: section %d (type %d) truncated: %d bytes, %d left", kind, i, typ, size, uint64(len(data))-off)
+			return nil, fmt.Errorf("r1cs: circom %s: section %d (type %d) truncated: %d bytes, %d left", kind, i, typ, size, uint64(len(data))-off)
 		}
 		if _, dup := f.sections[typ]; dup {
-			return nil, fmt.Errorf("r1cs: %s: duplicate section type %d", kind, typ)
+			return nil, fmt.Errorf("r1cs: circom %s: duplicate section type %d", kind, typ)
 		}
 		f.sections[typ] = data[off : off+size]
 		off += size
@@ -51,7 +51,7 @@ func parseBinFile(data []byte, kind string, maxVersion uint32) (*binFile, error)
 func (f *binFile) section(kind string, typ uint32) ([]byte, error) {
 	s, ok := f.sections[typ]
 	if !ok {
-		return nil, fmt.Errorf("r1cs: %s: missing section %d", kind, typ)
+		return nil, fmt.Errorf("r1cs: circom %s: missing section %d", kind, typ)
 	}
 	return s, nil
 }
@@ -59,11 +59,11 @@ func (f *binFile) section(kind string, typ uint32) ([]byte, error) {
 // checkPrime checks a (n8, prime) pair against the BLS12-381 scalar field.
 func checkPrime(kind string, b []byte) (int, error) {
 	if len(b) < 4 {
-		return 0, fmt.Errorf("r1cs: %s: truncated header", kind)
+		return 0, fmt.Errorf("r1cs: circom %s: truncated header", kind)
 	}
 	n8 := int(binary.LittleEndian.Uint32(b))
 	if n8 <= 0 || n8 > 64 || len(b) < 4+n8 {
-		return 0, fmt.Errorf("r1cs: %s: bad field size %d", kind, n8)
+		return 0, fmt.Errorf("r1cs: circom %s: bad field size %d", kind, n8)
 	}
 	le := b[4 : 4+n8]
 	be := make([]byte, n8)
@@ -72,7 +72,7 @@ func checkPrime(kind string, b []byte) (int, error) {
 	}
 	p := new(big.Int).SetBytes(be)
 	if p.Cmp(fr.Modulus()) != 0 || n8 != fr.Bytes {
-		return 0, fmt.Errorf("r1cs: %s: prime %s: %w", kind, p, ErrWrongPrime)
+		return 0, fmt.Errorf("r1cs: circom %s: prime %s: %w", kind, p, ErrWrongPrime)
 	}
 	return n8, nil
 }
@@ -118,7 +118,7 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 		return nil, err
 	}
 	if len(hdr) != 4+n8+4*4+8+4 {
-		return nil, fmt.Errorf("r1cs: r1cs: header section is %d bytes, want %d", len(hdr), 4+n8+4*4+8+4)
+		return nil, fmt.Errorf("r1cs: circom r1cs: header section is %d bytes, want %d", len(hdr), 4+n8+4*4+8+4)
 	}
 	h := hdr[4+n8:]
 	nWires := int(binary.LittleEndian.Uint32(h[0:]))
@@ -127,7 +127,7 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 	nConstraints := int(binary.LittleEndian.Uint32(h[24:]))
 	nInputs := 1 + nOut + nPubIn
 	if nInputs > nWires {
-		return nil, fmt.Errorf("r1cs: r1cs: %d public wires but only %d wires", nInputs, nWires)
+		return nil, fmt.Errorf("r1cs: circom r1cs: %d public wires but only %d wires", nInputs, nWires)
 	}
 	body, err := f.section(kind, 2)
 	if err != nil {
@@ -141,22 +141,22 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 	off := 0
 	readLC := func(k, which int) (LC, error) {
 		if len(body)-off < 4 {
-			return nil, fmt.Errorf("r1cs: r1cs: constraint %d: truncated", k)
+			return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d: truncated", k)
 		}
 		n := int(binary.LittleEndian.Uint32(body[off:]))
 		off += 4
 		if n > (len(body)-off)/(4+n8) {
-			return nil, fmt.Errorf("r1cs: r1cs: constraint %d: %d terms overrun the section", k, n)
+			return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d: %d terms overrun the section", k, n)
 		}
 		lc := make(LC, n)
 		for t := range lc {
 			wire := binary.LittleEndian.Uint32(body[off:])
 			if int(wire) >= nWires {
-				return nil, fmt.Errorf("r1cs: r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[which], wire, nWires)
+				return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[which], wire, nWires)
 			}
 			c, err := readElement(body[off+4:])
 			if err != nil {
-				return nil, fmt.Errorf("r1cs: r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[which])
+				return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[which])
 			}
 			off += 4 + n8
 			v := Variable{id: wire, input: true}
@@ -177,7 +177,7 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 		b.Enforce(lcs[0], lcs[1], lcs[2])
 	}
 	if off != len(body) {
-		return nil, fmt.Errorf("r1cs: r1cs: %d bytes left after %d constraints", len(body)-off, nConstraints)
+		return nil, fmt.Errorf("r1cs: circom r1cs: %d bytes left after %d constraints", len(body)-off, nConstraints)
 	}
 	r, _ := b.Build()
 	return r, nil
@@ -210,7 +210,7 @@ func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
 		return nil, err
 	}
 	if len(hdr) != 4+n8+4 {
-		return nil, fmt.Errorf("r1cs: wtns: header section is %d bytes, want %d", len(hdr), 4+n8+4)
+		return nil, fmt.Errorf("r1cs: circom wtns: header section is %d bytes, want %d", len(hdr), 4+n8+4)
 	}
 	n := int(binary.LittleEndian.Uint32(hdr[4+n8:]))
 	body, err := f.section(kind, 2)
@@ -218,15 +218,15 @@ func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
 		return nil, err
 	}
 	if len(body) != n*n8 {
-		return nil, fmt.Errorf("r1cs: wtns: values section is %d bytes, want %d for %d values", len(body), n*n8, n)
+		return nil, fmt.Errorf("r1cs: circom wtns: values section is %d bytes, want %d for %d values", len(body), n*n8, n)
 	}
 	if n != r.NumVars() {
-		return nil, fmt.Errorf("r1cs: wtns: %d values, circuit has %d variables", n, r.NumVars())
+		return nil, fmt.Errorf("r1cs: circom wtns: %d values, circuit has %d variables", n, r.NumVars())
 	}
 	vals := make([]fr.Element, n)
 	for i := range vals {
 		if vals[i], err = readElement(body[i*n8:]); err != nil {
-			return nil, fmt.Errorf("r1cs: wtns: value %d is not a canonical field element", i)
+			return nil, fmt.Errorf("r1cs: circom wtns: value %d is not a canonical field element", i)
 		}
 	}
 	w := &Witness{Inputs: vals[:r.NumInputs:r.NumInputs], Aux: vals[r.NumInputs:]}
