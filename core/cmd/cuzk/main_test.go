@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/synthetic"
+)
+
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestCommands runs setup → prove → verify → export-snarkjs on a generated
+// circuit written in both circuit formats, then the error exits.
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 10, DenseFraction: 0.3, Seed: 9})
+	require.NoError(t, err)
+	require.NoError(t, cs.WriteFile(p("c.cuzk")))
+	require.NoError(t, os.WriteFile(p("c.r1cs"), cs.EncodeCircomR1CS(), 0o644))
+	require.NoError(t, os.WriteFile(p("w.wtns"), r1cs.EncodeCircomWitness(w), 0o644))
+
+	code, out, errs := cli(t, "setup", "--r1cs", p("c.cuzk"), "--out", p("c.params"), "--seed", "5")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "not for production")
+
+	for _, circuit := range []string{"c.cuzk", "c.r1cs"} {
+		code, _, errs = cli(t, "prove", "--params", p("c.params"), "--r1cs", p(circuit), "--wtns", p("w.wtns"),
+			"--out", p("proof.bin"), "--public", p("public.json"))
+		require.Equal(t, 0, code, errs)
+		proof, err := os.ReadFile(p("proof.bin"))
+		require.NoError(t, err)
+		require.Len(t, proof, 192)
+		code, out, errs = cli(t, "verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json"))
+		require.Equal(t, 0, code, errs)
+		require.Equal(t, "valid\n", out)
+	}
+	var pub []string
+	data, _ := os.ReadFile(p("public.json"))
+	require.NoError(t, json.Unmarshal(data, &pub))
+	require.Len(t, pub, cs.NumInputs-1)
+
+	code, _, errs = cli(t, "export-snarkjs", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json"), "--out", p("js"))
+	require.Equal(t, 0, code, errs)
+	var vk map[string]any
+	data, _ = os.ReadFile(p("js/verification_key.json"))
+	require.NoError(t, json.Unmarshal(data, &vk))
+	require.Equal(t, "bls12381", vk["curve"])
+	require.EqualValues(t, cs.NumInputs-1, vk["nPublic"])
+
+	// Wrong public input: invalid (1). Corrupt or missing files, bad
+	// flags: bad input (2).
+	pub[0] = "12345"
+	bad, _ := json.Marshal(pub)
+	require.NoError(t, os.WriteFile(p("wrong.json"), bad, 0o644))
+	code, _, _ = cli(t, "verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("wrong.json"))
+	require.Equal(t, exitInvalid, code)
+
+	require.NoError(t, os.WriteFile(p("notjson.json"), []byte(`[1, 2]`), 0o644))
+	require.NoError(t, os.WriteFile(p("big.json"), []byte(`["`+strings.Repeat("9", 80)+`"]`), 0o644))
+	params, _ := os.ReadFile(p("c.params"))
+	require.NoError(t, os.WriteFile(p("short.params"), params[:len(params)/2], 0o644))
+	require.NoError(t, os.WriteFile(p("short.bin"), []byte{1, 2, 3}, 0o644))
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin")}, "--public is required"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "decimal strings"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("big.json")}, "not a decimal field element"},
+		{[]string{"verify", "--vk", p("missing.vk"), "--proof", p("proof.bin"), "--public", p("public.json")}, "no such file"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "multiple of 192"},
+		{[]string{"prove", "--params", p("short.params"), "--r1cs", p("c.cuzk"), "--wtns", p("w.wtns"), "--out", p("x")}, "truncated"},
+		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.params"), "--wtns", p("w.wtns"), "--out", p("x")}, "bad magic"},
+		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("c.r1cs"), "--out", p("x")}, "not a circom wtns file"},
+		{[]string{"setup", "--r1cs", p("c.cuzk")}, "--out is required"},
+		{[]string{"setup", "--bogus"}, "flag provided but not defined"},
+		{[]string{"frobnicate"}, "unknown command"},
+	} {
+		code, _, errs := cli(t, c.args...)
+		require.Equal(t, exitBadInput, code, "%v: %s", c.args, errs)
+		require.Contains(t, errs, c.msg, "%v", c.args)
+	}
+
+	// An unsatisfied witness is refused before proving, naming the row.
+	w.Aux[len(w.Aux)-1].SetUint64(7)
+	require.NoError(t, os.WriteFile(p("bad.wtns"), r1cs.EncodeCircomWitness(w), 0o644))
+	code, _, errs = cli(t, "prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("bad.wtns"), "--out", p("x"))
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "constraint not satisfied")
+	_, err = os.Stat(p("x"))
+	require.True(t, os.IsNotExist(err), "no proof file is written for a bad witness")
+}
+
+func TestDemoSmall(t *testing.T) {
+	code, out, errs := cli(t, "demo", "--cache", t.TempDir(), "--constraints", "1024")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "proof verified")
+	require.Contains(t, out, "msm b_g2")
+}
