@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
@@ -218,8 +219,8 @@ func TestRootOfUnity(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want.String(), got.BigInt(new(big.Int)).String(), "k=%d", k)
 		if k <= 16 { // the prover's domain uses the same root (larger ones are costly to build)
-			require.Equal(t, got, newDomain(1<<k).Generator, "k=%d", k)
+			require.Equal(t, got, ntt.Domain(1<<k).Generator, "k=%d", k)
 		}
 	}
-	require.Equal(t, uint64(7), func() uint64 { g := newDomain(4).FrMultiplicativeGen; return g.Uint64() }())
+	require.Equal(t, uint64(7), func() uint64 { g := ntt.Domain(4).FrMultiplicativeGen; return g.Uint64() }())
 }

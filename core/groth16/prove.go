@@ -11,6 +11,8 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -25,6 +27,8 @@ type Options struct {
 	NbTasks int
 	// Eval is passed to the mat-vec.
 	Eval r1cs.EvalOptions
+	// Backend computes the NTTs and MSMs; nil means the CPU backend.
+	Backend backend.Backend
 }
 
 func (o *Options) tasks() int {
@@ -68,12 +72,6 @@ func (r *Report) Duration(name string) time.Duration {
 		}
 	}
 	return 0
-}
-
-func (r *Report) add(name string, start time.Time, st msm.Stats) time.Time {
-	now := time.Now()
-	r.Stages = append(r.Stages, Stage{Name: name, Duration: now.Sub(start), MSM: st})
-	return now
 }
 
 // Assignment is the input of the proving stages after synthesis: the
@@ -155,72 +153,139 @@ func checkKeyShape(pk *params.ProvingKey, nInputs, nAux, n int, d *r1cs.Density)
 	return nil
 }
 
-// ProveAssignment runs the proving stages on an assignment. It overwrites
-// asg.A, asg.B and asg.C.
-func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
-	start := time.Now()
+// Validate checks an assignment against pk before proving.
+func Validate(pk *params.ProvingKey, asg *Assignment) error {
 	n := len(asg.A)
 	if n < 2 || bits.OnesCount(uint(n)) != 1 || len(asg.B) != n || len(asg.C) != n {
-		return nil, nil, fmt.Errorf("groth16: a, b, c must have one power-of-two length ≥ 2 (got %d/%d/%d)", len(asg.A), len(asg.B), len(asg.C))
+		return fmt.Errorf("groth16: a, b, c must have one power-of-two length ≥ 2 (got %d/%d/%d)", len(asg.A), len(asg.B), len(asg.C))
 	}
 	d := asg.Density
 	if d == nil || d.AAux.Len != len(asg.Aux) || d.BAux.Len != len(asg.Aux) || d.BInput.Len != len(asg.Inputs) {
-		return nil, nil, errors.New("groth16: density bitmaps do not match the witness sizes")
+		return errors.New("groth16: density bitmaps do not match the witness sizes")
 	}
 	if len(asg.Inputs) == 0 || !asg.Inputs[0].IsOne() {
-		return nil, nil, errors.New("groth16: input 0 (the constant ONE) must be 1")
+		return errors.New("groth16: input 0 (the constant ONE) must be 1")
 	}
 	if err := checkKeyShape(pk, len(asg.Inputs), len(asg.Aux), n, d); err != nil {
-		return nil, nil, fmt.Errorf("groth16: %w", err)
+		return fmt.Errorf("groth16: %w", err)
 	}
-	var r, s fr.Element
-	if err := randomOr(&r, opt.R); err != nil {
+	return nil
+}
+
+// Prepared holds the scalars of the A and B queries, selected by density
+// (the CPU "prep" step).
+type Prepared struct {
+	AScalars []fr.Element // inputs, then aux with their A-density bit
+	BScalars []fr.Element // B-density inputs, then B-density aux
+}
+
+// Prepare gathers the query scalars of asg.
+func Prepare(asg *Assignment) *Prepared {
+	d := asg.Density
+	return &Prepared{
+		AScalars: gather(asg.Inputs, nil, asg.Aux, &d.AAux),
+		BScalars: gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux),
+	}
+}
+
+// G1Results are the outputs of the device region.
+type G1Results struct {
+	H, L, A, B1 bls.G1Jac
+}
+
+func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
+	start := time.Now()
+	st, err := fn()
+	r.Stages = append(r.Stages, Stage{Name: name, Duration: time.Since(start), MSM: st})
+	return err
+}
+
+// DeviceStage runs the work the engine holds a device's interlock for: the
+// NTTs for h, then the H, L, A and B_G1 MSMs. It overwrites asg.A, B, C.
+func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
+	res := &G1Results{}
+	var h []fr.Element
+	steps := []struct {
+		name string
+		fn   func() (msm.Stats, error)
+	}{
+		{StageFFT, func() (st msm.Stats, err error) { h, err = be.H(asg.A, asg.B, asg.C); return }},
+		{StageMSMH, func() (st msm.Stats, err error) { res.H, st, err = be.MSMG1(pk.H, h); return }},
+		{StageMSML, func() (st msm.Stats, err error) { res.L, st, err = be.MSMG1(pk.L, asg.Aux); return }},
+		{StageMSMA, func() (st msm.Stats, err error) { res.A, st, err = be.MSMG1(pk.A, prep.AScalars); return }},
+		{StageMSMB1, func() (st msm.Stats, err error) { res.B1, st, err = be.MSMG1(pk.BG1, prep.BScalars); return }},
+	}
+	for _, s := range steps {
+		if err := rep.timed(s.name, s.fn); err != nil {
+			return nil, fmt.Errorf("groth16: %s: %w", s.name, err)
+		}
+	}
+	return res, nil
+}
+
+// G2Stage runs the B_G2 MSM, which the engine runs after releasing the
+// device (on the CPU, with the bandwidth throttle raised).
+func G2Stage(be backend.Backend, pk *params.ProvingKey, prep *Prepared, threads int, rep *Report) (bls.G2Jac, error) {
+	var b2 bls.G2Jac
+	err := rep.timed(StageMSMB2, func() (st msm.Stats, err error) { b2, st, err = be.MSMG2(pk.BG2, prep.BScalars, threads); return })
+	if err != nil {
+		return b2, fmt.Errorf("groth16: %s: %w", StageMSMB2, err)
+	}
+	return b2, nil
+}
+
+// Randomness returns the proof's r and s: opt's fixed values, or fresh
+// ones from crypto/rand.
+func Randomness(opt *Options) (r, s fr.Element, err error) {
+	if err = randomOr(&r, opt.R); err == nil {
+		err = randomOr(&s, opt.S)
+	}
+	return
+}
+
+// Assemble combines the stage results into the proof.
+func Assemble(vk *params.VerifyingKey, r, s *fr.Element, g1 *G1Results, b2 *bls.G2Jac) *params.Proof {
+	return assemble(vk, r, s, &g1.H, &g1.L, &g1.A, &g1.B1, b2)
+}
+
+// ProveAssignment runs the proving stages on an assignment, one after the
+// other, on opt.Backend (the CPU when nil). It overwrites asg.A, B and C.
+func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
+	start := time.Now()
+	if err := Validate(pk, asg); err != nil {
 		return nil, nil, err
 	}
-	if err := randomOr(&s, opt.S); err != nil {
+	r, s, err := Randomness(&opt)
+	if err != nil {
 		return nil, nil, err
 	}
-	nbTasks := opt.tasks()
+	be := opt.Backend
+	if be == nil {
+		be = &cpu.Backend{NbTasks: opt.NbTasks}
+	}
 	rep := &Report{}
-	t := start
-
-	h := computeH(newDomain(n), asg.A, asg.B, asg.C, nbTasks)
-	t = rep.add(StageFFT, t, msm.Stats{})
-
-	hJ, st, err := msm.G1(pk.H, h, nbTasks)
+	prep := Prepare(asg)
+	g1, err := DeviceStage(be, pk, asg, prep, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	t = rep.add(StageMSMH, t, st)
-	lJ, st, err := msm.G1(pk.L, asg.Aux, nbTasks)
+	b2, err := G2Stage(be, pk, prep, opt.NbTasks, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	t = rep.add(StageMSML, t, st)
-
-	aScalars := gather(asg.Inputs, nil, asg.Aux, &d.AAux)
-	aJ, st, err := msm.G1(pk.A, aScalars, nbTasks)
-	if err != nil {
-		return nil, nil, err
-	}
-	t = rep.add(StageMSMA, t, st)
-
-	bScalars := gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux)
-	b1J, st, err := msm.G1(pk.BG1, bScalars, nbTasks)
-	if err != nil {
-		return nil, nil, err
-	}
-	t = rep.add(StageMSMB1, t, st)
-	b2J, st, err := msm.G2(pk.BG2, bScalars, nbTasks)
-	if err != nil {
-		return nil, nil, err
-	}
-	t = rep.add(StageMSMB2, t, st)
-
-	proof := assemble(&pk.VerifyingKey, &r, &s, &hJ, &lJ, &aJ, &b1J, &b2J)
-	rep.add(StageOther, t, msm.Stats{})
+	proof := Assemble(&pk.VerifyingKey, &r, &s, g1, &b2)
 	rep.Total = time.Since(start)
+	// validation, prep and assembly
+	rep.Stages = append(rep.Stages, Stage{Name: StageOther, Duration: rep.Total - rep.sum()})
 	return proof, rep, nil
+}
+
+func (r *Report) sum() time.Duration {
+	var t time.Duration
+	for _, s := range r.Stages {
+		t += s.Duration
+	}
+	return t
 }
 
 // gather returns the scalars selected by the density bitmaps: inputs whose

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
@@ -51,11 +53,11 @@ func Setup(cs *r1cs.R1CS, seed uint64) (*params.ProvingKey, error) {
 
 func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
 	n := cs.DomainSize()
-	dom := newDomain(n)
+	dom := ntt.Domain(n)
 
 	// Lagrange basis at τ: L_k(τ) = Z(τ)/N · ω^k/(τ − ω^k), Z(τ) = τ^N − 1.
 	var zt, tauN fr.Element
-	tauN.Exp(tw.tau, bigUint(uint64(n)))
+	tauN.Exp(tw.tau, new(big.Int).SetUint64(uint64(n)))
 	one := fr.One()
 	zt.Sub(&tauN, &one)
 	if zt.IsZero() {

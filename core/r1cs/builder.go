@@ -151,7 +151,7 @@ func (b *Builder) Build() (*R1CS, *Witness) {
 // interner assigns table indices to coefficients; 1 and -1 come first.
 type interner struct {
 	table []fr.Element
-	ids map[fr.Element]uint32
+	ids   map[fr.Element]uint32
 }
 
 func newInterner() *interner {

@@ -1,0 +1,35 @@
+// Package backend defines the compute a proving device offers the engine:
+// the NTTs that produce h, and G1 and G2 multi-scalar multiplications with
+// the 0/1 split. The CPU implementation (package cpu) always works; a CUDA
+// implementation is loaded at run time where a GPU exists.
+package backend
+
+import (
+	"errors"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/msm"
+)
+
+// Backend is one compute device's arithmetic. Implementations are safe for
+// concurrent use; the engine serialises the device region with its
+// interlock.
+type Backend interface {
+	// Name identifies the backend in logs and status ("cpu", "cuda:0").
+	Name() string
+	// H returns the N−1 coefficients of h = (a·b − c)/(x^N − 1) from the
+	// evaluations a, b, c (len N), overwriting them; the result may alias a.
+	H(a, b, c []fr.Element) ([]fr.Element, error)
+	// MSMG1 returns Σ scalars[i]·points[i] in G1.
+	MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error)
+	// MSMG2 returns Σ scalars[i]·points[i] in G2 using at most threads
+	// goroutines (0 = the backend's default).
+	MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error)
+}
+
+// ErrDeviceFailed is wrapped by errors after which a device must not be
+// used again (a GPU in a sticky error state). Other errors fail only the
+// partition that met them.
+var ErrDeviceFailed = errors.New("device failed")

@@ -1,0 +1,48 @@
+// Package cpu is the CPU backend: gnark-crypto's NTTs and MSMs (with the
+// 0/1 split of package msm). It always works and is the reference the
+// other backends are tested against.
+package cpu
+
+import (
+	"runtime"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/ntt"
+)
+
+// Backend runs on the CPU with NbTasks goroutines per operation (0 =
+// GOMAXPROCS).
+type Backend struct {
+	NbTasks int
+}
+
+func (b *Backend) tasks() int {
+	if b != nil && b.NbTasks > 0 {
+		return b.NbTasks
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Name returns "cpu".
+func (b *Backend) Name() string { return "cpu" }
+
+// H computes h with gnark-crypto's NTTs.
+func (b *Backend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
+	return ntt.H(a, bb, c, b.tasks()), nil
+}
+
+// MSMG1 is msm.G1.
+func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	return msm.G1(points, scalars, b.tasks())
+}
+
+// MSMG2 is msm.G2 with the given thread bound.
+func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	if threads <= 0 {
+		threads = b.tasks()
+	}
+	return msm.G2(points, scalars, threads)
+}

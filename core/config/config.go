@@ -1,0 +1,246 @@
+// Package config holds cuzk's configuration: one struct, parsed once from
+// TOML or JSON and passed down. No package below it reads the environment.
+//
+// Keys and sections follow the reference daemon's cuzk.toml; example.toml in
+// this directory lists every key with its default. Sizes take units
+// ("64GiB", "512MiB", "1.5GB", or a plain byte count); durations take Go
+// syntax ("30s", "250ms").
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the engine's whole configuration.
+type Config struct {
+	// VerifyProofs verifies every proof before it is returned; a failure is
+	// reported as an error, never returned as a proof.
+	VerifyProofs bool `toml:"verify_proofs" json:"verify_proofs"`
+
+	Memory    Memory    `toml:"memory" json:"memory"`
+	GPUs      GPUs      `toml:"gpus" json:"gpus"`
+	Synthesis Synthesis `toml:"synthesis" json:"synthesis"`
+	Scheduler Scheduler `toml:"scheduler" json:"scheduler"`
+	SRS       SRS       `toml:"srs" json:"srs"`
+	Throttle  Throttle  `toml:"throttle" json:"throttle"`
+	Dealloc   Dealloc   `toml:"dealloc" json:"dealloc"`
+	Logging   Logging   `toml:"logging" json:"logging"`
+}
+
+// Memory bounds host memory.
+type Memory struct {
+	// Budget is the working-set bytes that partitions in flight may
+	// reserve together; a partition waits for room before synthesis, and a
+	// request whose partition can never fit is refused at once.
+	Budget Size `toml:"budget" json:"budget"`
+	// PoolMax caps the bytes of freed big buffers kept for reuse.
+	PoolMax Size `toml:"pool_max" json:"pool_max"`
+}
+
+// GPUs configures the devices.
+type GPUs struct {
+	// Devices lists the GPU ordinals to use; empty means every GPU found.
+	Devices []int `toml:"devices" json:"devices"`
+	// Required makes a missing GPU (or CUDA library) an error instead of a
+	// fall-back to the CPU backend.
+	Required bool `toml:"required" json:"required"`
+	// WorkersPerDevice is the number of workers sharing one device's
+	// interlock: one worker's CPU prep and G2 MSM overlap the other's
+	// kernels (2 reached ~100% GPU utilisation in the reference system).
+	WorkersPerDevice int `toml:"workers_per_device" json:"workers_per_device"`
+	// CPUWorkers is the number of workers when the CPU is the device.
+	CPUWorkers int `toml:"cpu_workers" json:"cpu_workers"`
+	// G2Threads bounds the goroutines of the CPU G2 MSM (0 = GOMAXPROCS).
+	// The reference system shrank its pool from 192 to 32 threads to stop
+	// L3 thrashing against synthesis.
+	G2Threads int `toml:"g2_threads" json:"g2_threads"`
+	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
+	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
+}
+
+// Synthesis configures witness → a, b, c.
+type Synthesis struct {
+	// MaxParallel partitions are synthesized at once.
+	MaxParallel int `toml:"max_parallel" json:"max_parallel"`
+	// Threads per mat-vec (0 = GOMAXPROCS).
+	Threads int `toml:"threads" json:"threads"`
+	// QueueDepth is the number of synthesized partitions that may wait for
+	// a device (backpressure on synthesis).
+	QueueDepth int `toml:"queue_depth" json:"queue_depth"`
+}
+
+// Scheduler configures the queue.
+type Scheduler struct {
+	// BatchMax same-circuit jobs are dispatched together (1 = no batching).
+	BatchMax int `toml:"batch_max" json:"batch_max"`
+	// BatchWait is how long the dispatcher waits to fill a batch.
+	BatchWait Duration `toml:"batch_wait" json:"batch_wait"`
+	// DefaultTimeout applies to jobs submitted without a deadline (0 = none).
+	DefaultTimeout Duration `toml:"default_timeout" json:"default_timeout"`
+}
+
+// SRS configures parameter loading.
+type SRS struct {
+	// SkipSubgroupCheck trusts parameter files (curve checks stay).
+	SkipSubgroupCheck bool `toml:"skip_subgroup_check" json:"skip_subgroup_check"`
+}
+
+// Throttle configures the memory-bandwidth throttle.
+type Throttle struct {
+	// Enabled lets the G2 MSM raise the throttle.
+	Enabled bool `toml:"enabled" json:"enabled"`
+	// CheckRows is how many mat-vec rows run between throttle checks.
+	CheckRows int `toml:"check_rows" json:"check_rows"`
+	// Sleep is how long a throttled mat-vec goroutine sleeps per check.
+	Sleep Duration `toml:"sleep" json:"sleep"`
+}
+
+// Dealloc configures the deallocation goroutine.
+type Dealloc struct {
+	// MaxConcurrent frees run at once; 1 avoids the TLB-shootdown storms the
+	// reference system saw when many threads freed tens of GiB together.
+	MaxConcurrent int `toml:"max_concurrent" json:"max_concurrent"`
+}
+
+// Logging configures log output.
+type Logging struct {
+	// Level is one of debug, info, warn, error.
+	Level string `toml:"level" json:"level"`
+}
+
+// Default returns the documented defaults.
+func Default() Config {
+	return Config{
+		VerifyProofs: true,
+		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
+		GPUs:         GPUs{WorkersPerDevice: 2, CPUWorkers: 1},
+		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
+		Scheduler:    Scheduler{BatchMax: 1},
+		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},
+		Dealloc:      Dealloc{MaxConcurrent: 1},
+		Logging:      Logging{Level: "info"},
+	}
+}
+
+// Parse reads a configuration in TOML or JSON (a document starting with
+// '{'), over the defaults. Unknown keys and invalid values are errors that
+// name the key.
+func Parse(text string) (Config, error) {
+	cfg := Default()
+	trimmed := strings.TrimSpace(text)
+	if strings.HasPrefix(trimmed, "{") {
+		var err error
+		if trimmed, err = jsonToTOML(trimmed); err != nil {
+			return cfg, err
+		}
+	}
+	md, err := toml.Decode(trimmed, &cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return cfg, fmt.Errorf("config: unknown key %s", strings.Join(keys, ", "))
+	}
+	return cfg, cfg.Validate()
+}
+
+// jsonToTOML re-encodes a JSON document as TOML so that both formats go
+// through one decoder (one set of key names, unknown-key and type errors).
+func jsonToTOML(text string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return "", fmt.Errorf("config: json: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(numbers(m)); err != nil {
+		return "", fmt.Errorf("config: json: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// numbers turns json.Number into int64 or float64, recursively.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
+}
+
+// Validate checks every value and names the first bad key.
+func (c *Config) Validate() error {
+	checks := []struct {
+		key string
+		ok  bool
+		val any
+		why string
+	}{
+		{"memory.budget", c.Memory.Budget > 0, c.Memory.Budget, "must be positive"},
+		{"gpus.workers_per_device", c.GPUs.WorkersPerDevice >= 1 && c.GPUs.WorkersPerDevice <= 16, c.GPUs.WorkersPerDevice, "must be 1 to 16"},
+		{"gpus.cpu_workers", c.GPUs.CPUWorkers >= 1 && c.GPUs.CPUWorkers <= 256, c.GPUs.CPUWorkers, "must be 1 to 256"},
+		{"gpus.g2_threads", c.GPUs.G2Threads >= 0 && c.GPUs.G2Threads <= 1024, c.GPUs.G2Threads, "must be 0 (all) to 1024"},
+		{"synthesis.max_parallel", c.Synthesis.MaxParallel >= 1 && c.Synthesis.MaxParallel <= 1024, c.Synthesis.MaxParallel, "must be 1 to 1024"},
+		{"synthesis.threads", c.Synthesis.Threads >= 0 && c.Synthesis.Threads <= 4096, c.Synthesis.Threads, "must be 0 (all) to 4096"},
+		{"synthesis.queue_depth", c.Synthesis.QueueDepth >= 0 && c.Synthesis.QueueDepth <= 1024, c.Synthesis.QueueDepth, "must be 0 to 1024"},
+		{"scheduler.batch_max", c.Scheduler.BatchMax >= 1 && c.Scheduler.BatchMax <= 1024, c.Scheduler.BatchMax, "must be 1 to 1024"},
+		{"scheduler.batch_wait", c.Scheduler.BatchWait >= 0, c.Scheduler.BatchWait, "must not be negative"},
+		{"scheduler.default_timeout", c.Scheduler.DefaultTimeout >= 0, c.Scheduler.DefaultTimeout, "must not be negative"},
+		{"throttle.check_rows", c.Throttle.CheckRows >= 1, c.Throttle.CheckRows, "must be at least 1"},
+		{"throttle.sleep", c.Throttle.Sleep >= 0, c.Throttle.Sleep, "must not be negative"},
+		{"dealloc.max_concurrent", c.Dealloc.MaxConcurrent >= 1 && c.Dealloc.MaxConcurrent <= 64, c.Dealloc.MaxConcurrent, "must be 1 to 64"},
+		{"logging.level", oneOf(c.Logging.Level, "debug", "info", "warn", "error"), c.Logging.Level, "must be debug, info, warn or error"},
+	}
+	for _, k := range checks {
+		if !k.ok {
+			return fmt.Errorf("config: %s: %s (got %v)", k.key, k.why, k.val)
+		}
+	}
+	for i, d := range c.GPUs.Devices {
+		if d < 0 {
+			return fmt.Errorf("config: gpus.devices[%d]: must not be negative (got %d)", i, d)
+		}
+	}
+	return nil
+}
+
+func oneOf(s string, opts ...string) bool {
+	for _, o := range opts {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+// Threads resolves a thread count where 0 means GOMAXPROCS.
+func Threads(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
