@@ -33,6 +33,12 @@ func G2(points []bls.G2Affine, scalars []fr.Element, nbTasks int) (bls.G2Jac, St
 	return split[bls.G2Affine, bls.G2Jac](points, scalars, nbTasks)
 }
 
+// denseShare is the share of non-0/1 scalars above which the split does
+// not pay: Pippenger then runs on the whole input (it skips zero scalars by
+// itself), which saves compacting copies of most points (96 or 192 bytes
+// each) — the H query's scalars, for one, are uniformly random.
+const denseShare = 0.5
+
 func split[A any, J any, PJ jac[A, J]](points []A, scalars []fr.Element, nbTasks int) (J, Stats, error) {
 	var res J
 	if len(points) != len(scalars) {
@@ -43,53 +49,81 @@ func split[A any, J any, PJ jac[A, J]](points []A, scalars []fr.Element, nbTasks
 	}
 	n := len(points)
 	nbChunks := min(nbTasks, max(n/1024, 1))
-	type part struct {
-		sum    J
-		st     Stats
-		others []int
-	}
-	parts := make([]part, nbChunks)
-	var wg sync.WaitGroup
-	for t := range parts {
-		wg.Add(1)
-		go func(p *part, from, to int) {
-			defer wg.Done()
-			for i := from; i < to; i++ {
-				switch {
-				case scalars[i].IsZero():
-					p.st.Zeros++
-				case scalars[i].IsOne():
-					p.st.Ones++
-					PJ(&p.sum).AddMixed(&points[i])
-				default:
-					p.others = append(p.others, i)
-				}
+	parts := make([]Stats, nbChunks)
+	parallel(nbChunks, n, func(t, from, to int) {
+		for i := from; i < to; i++ {
+			switch {
+			case scalars[i].IsZero():
+				parts[t].Zeros++
+			case scalars[i].IsOne():
+				parts[t].Ones++
+			default:
+				parts[t].Others++
 			}
-		}(&parts[t], t*n/nbChunks, (t+1)*n/nbChunks)
-	}
-	wg.Wait()
+		}
+	})
 	var st Stats
-	for t := range parts {
-		PJ(&res).AddAssign(&parts[t].sum)
-		st.Zeros += parts[t].st.Zeros
-		st.Ones += parts[t].st.Ones
-		st.Others += len(parts[t].others)
+	for _, p := range parts {
+		st.Zeros += p.Zeros
+		st.Ones += p.Ones
+		st.Others += p.Others
+	}
+	cfg := ecc.MultiExpConfig{NbTasks: nbTasks}
+	if st.Others == 0 && st.Ones == 0 {
+		return res, st, nil
+	}
+	if float64(st.Others) >= denseShare*float64(n) {
+		if _, err := PJ(&res).MultiExp(points, scalars, cfg); err != nil {
+			return res, st, fmt.Errorf("msm: %w", err)
+		}
+		return res, st, nil
+	}
+
+	// Sum the points with scalar 1; compact the others for Pippenger.
+	ps := make([]A, st.Others)
+	ss := make([]fr.Element, st.Others)
+	offsets := make([]int, nbChunks)
+	for t := 1; t < nbChunks; t++ {
+		offsets[t] = offsets[t-1] + parts[t-1].Others
+	}
+	sums := make([]J, nbChunks)
+	parallel(nbChunks, n, func(t, from, to int) {
+		k := offsets[t]
+		for i := from; i < to; i++ {
+			switch {
+			case scalars[i].IsZero():
+			case scalars[i].IsOne():
+				PJ(&sums[t]).AddMixed(&points[i])
+			default:
+				ps[k], ss[k] = points[i], scalars[i]
+				k++
+			}
+		}
+	})
+	for t := range sums {
+		PJ(&res).AddAssign(&sums[t])
 	}
 	if st.Others == 0 {
 		return res, st, nil
 	}
-	ps := make([]A, 0, st.Others)
-	ss := make([]fr.Element, 0, st.Others)
-	for t := range parts {
-		for _, i := range parts[t].others {
-			ps = append(ps, points[i])
-			ss = append(ss, scalars[i])
-		}
-	}
-	var big J
-	if _, err := PJ(&big).MultiExp(ps, ss, ecc.MultiExpConfig{NbTasks: nbTasks}); err != nil {
+	var rest J
+	if _, err := PJ(&rest).MultiExp(ps, ss, cfg); err != nil {
 		return res, st, fmt.Errorf("msm: %w", err)
 	}
-	PJ(&res).AddAssign(&big)
+	PJ(&res).AddAssign(&rest)
 	return res, st, nil
+}
+
+// parallel runs fn on nbChunks contiguous ranges of [0, n); the ranges are
+// the same for the same arguments.
+func parallel(nbChunks, n int, fn func(t, from, to int)) {
+	var wg sync.WaitGroup
+	for t := 0; t < nbChunks; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			fn(t, t*n/nbChunks, (t+1)*n/nbChunks)
+		}(t)
+	}
+	wg.Wait()
 }

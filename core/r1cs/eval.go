@@ -23,8 +23,9 @@ type EvalOptions struct {
 	CheckRows int
 	// Pause, when set, is called by each goroutine between blocks of rows;
 	// the engine uses it to yield while the memory-bandwidth throttle is
-	// raised.
-	Pause func()
+	// raised, and to stop a cancelled job: an error stops the evaluation
+	// and is returned by Eval.
+	Pause func() error
 }
 
 // Eval computes a = A·z, b = B·z, c = C·z into the caller's buffers,
@@ -49,6 +50,7 @@ func (r *R1CS) Eval(w *Witness, a, b, c []fr.Element, opt EvalOptions) error {
 	total := len(a)
 	nBlocks := (total + block - 1) / block
 	var next atomic.Int64
+	var stop atomic.Pointer[error]
 	var wg sync.WaitGroup
 	for t := 0; t < min(nbTasks, nBlocks); t++ {
 		wg.Add(1)
@@ -60,13 +62,20 @@ func (r *R1CS) Eval(w *Witness, a, b, c []fr.Element, opt EvalOptions) error {
 					return
 				}
 				if opt.Pause != nil {
-					opt.Pause()
+					if err := opt.Pause(); err != nil {
+						stop.CompareAndSwap(nil, &err)
+						next.Store(int64(nBlocks)) // the other goroutines stop too
+						return
+					}
 				}
 				r.evalRows(w, a, b, c, blk*block, min((blk+1)*block, total))
 			}
 		}()
 	}
 	wg.Wait()
+	if err := stop.Load(); err != nil {
+		return *err
+	}
 	return nil
 }
 

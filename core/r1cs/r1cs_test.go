@@ -2,6 +2,7 @@ package r1cs_test
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
@@ -39,7 +40,7 @@ func TestEvalMatchesNaive(t *testing.T) {
 			c[i].SetUint64(99)
 		}
 		var pauses atomic.Int64
-		require.NoError(t, cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 3, CheckRows: 16, Pause: func() { pauses.Add(1) }}))
+		require.NoError(t, cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 3, CheckRows: 16, Pause: func() error { pauses.Add(1); return nil }}))
 		require.Equal(t, int64((n+15)/16), pauses.Load())
 		z := append(append([]fr.Element(nil), w.Inputs...), w.Aux...)
 		for k := 0; k < n; k++ {
@@ -53,6 +54,16 @@ func TestEvalMatchesNaive(t *testing.T) {
 			require.True(t, a[k].Equal(&wa) && b[k].Equal(&wb) && c[k].Equal(&wc), "%s row %d", shape, k)
 		}
 		require.NoError(t, cs.CheckEvaluation(a, b, c))
+		stopErr := errors.New("stop")
+		var calls atomic.Int64
+		err := cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 2, CheckRows: 4, Pause: func() error {
+			if calls.Add(1) > 3 {
+				return stopErr
+			}
+			return nil
+		}})
+		require.ErrorIs(t, err, stopErr)
+		require.Less(t, calls.Load(), int64(n/4), "evaluation stops soon after Pause fails")
 		require.Error(t, cs.Eval(w, a[:cs.Rows()-1], b[:cs.Rows()-1], c[:cs.Rows()-1], r1cs.EvalOptions{}))
 	}
 }
