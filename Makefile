@@ -6,6 +6,8 @@
 #   make bench    prover benchmarks (slow; results go in BENCHMARKS.md)
 
 GO      ?= go
+# go-nvml's cgo wrappers call deprecated NVML functions; keep the build quiet.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 BIN     := bin
 PKGS    := ./...
 # Packages with goroutines, run again under the race detector.

@@ -2,8 +2,8 @@ package r1cs_test
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

@@ -20,7 +20,9 @@ type Spec struct {
 	// (dense witness values); the rest are bit decompositions (boolean
 	// witness values, ±1 and power-of-two coefficients).
 	DenseFraction float64
-	// Seed makes the witness reproducible.
+	// Seed makes the witness reproducible. It changes only the witness:
+	// circuits of one Constraints and DenseFraction share one structure
+	// (and so one set of parameters), like the partitions of a proof.
 	Seed uint64
 }
 
@@ -76,7 +78,7 @@ func Generate(s Spec) (*r1cs.R1CS, *r1cs.Witness, error) {
 	x := in
 	chain := make([]r1cs.Variable, 0, rounds)
 	for i := 0; i < rounds; i++ {
-		k := seedElement(s.Seed, uint64(i)+1)
+		k := seedElement(0, uint64(i)+1) // round constants: part of the circuit, not the witness
 		var tv, t2, t4, t5 fr.Element
 		xv := b.Value(x)
 		tv.Add(&xv, &k)

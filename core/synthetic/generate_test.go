@@ -38,3 +38,13 @@ func TestRandomShapesSatisfied(t *testing.T) {
 		}
 	}
 }
+
+func TestSeedChangesOnlyTheWitness(t *testing.T) {
+	a, wa, err := Generate(Spec{Constraints: 1 << 9, DenseFraction: 0.5, Seed: 1})
+	require.NoError(t, err)
+	b, wb, err := Generate(Spec{Constraints: 1 << 9, DenseFraction: 0.5, Seed: 2})
+	require.NoError(t, err)
+	require.Equal(t, a, b)
+	require.NotEqual(t, wa, wb)
+	require.NoError(t, a.IsSatisfied(wb))
+}

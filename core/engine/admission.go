@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// admission is the memory budget: each partition reserves its working set
+// before synthesis starts and releases it when its buffers are handed to
+// the dealloc goroutine. Reserved bytes never exceed the budget.
+type admission struct {
+	mu       sync.Mutex
+	budget   uint64
+	reserved uint64
+	peak     uint64
+	waiting  int
+	changed  chan struct{} // closed and replaced on every release
+}
+
+func newAdmission(budget uint64) *admission {
+	return &admission{budget: budget, changed: make(chan struct{})}
+}
+
+// fits reports whether n bytes can ever be reserved.
+func (a *admission) fits(n uint64) bool { return n <= a.budget }
+
+// reserve blocks until n bytes fit in the budget or ctx ends.
+func (a *admission) reserve(ctx context.Context, n uint64) error {
+	if !a.fits(n) {
+		return fmt.Errorf("engine: a partition needs %d bytes, more than memory.budget (%d)", n, a.budget)
+	}
+	a.mu.Lock()
+	a.waiting++
+	defer func() { a.waiting--; a.mu.Unlock() }()
+	for a.reserved+n > a.budget {
+		ch := a.changed
+		a.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			a.mu.Lock()
+			return ctx.Err()
+		case <-ch:
+		}
+		a.mu.Lock()
+	}
+	a.reserved += n
+	a.peak = max(a.peak, a.reserved)
+	return nil
+}
+
+func (a *admission) release(n uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n > a.reserved {
+		panic("engine: admission released more than reserved")
+	}
+	a.reserved -= n
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+// admissionStats is the admission part of the status.
+type admissionStats struct {
+	Budget   uint64 `json:"budget"`
+	Reserved uint64 `json:"reserved"`
+	Peak     uint64 `json:"peak"`
+	Waiting  int    `json:"waiting"`
+}
+
+func (a *admission) stats() admissionStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return admissionStats{Budget: a.budget, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting}
+}

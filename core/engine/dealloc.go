@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Big buffers (a, b, c: GiBs each at production size) live off the Go heap
+// in anonymous mappings, are recycled through a pool keyed by element count,
+// and are released only by the dealloc goroutine(s), one at a time by
+// default. In the reference system, unbounded threads freeing ~37 and ~130
+// GiB at once caused TLB-shootdown storms that stalled every core; a single
+// freeing thread fixed it.
+
+const elemSize = int(unsafe.Sizeof(fr.Element{}))
+
+// mapElements returns n zeroed field elements in a fresh anonymous mapping.
+func mapElements(n int) ([]fr.Element, error) {
+	b, err := syscall.Mmap(-1, 0, n*elemSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, fmt.Errorf("engine: mmap %d bytes: %w", n*elemSize, err)
+	}
+	return unsafe.Slice((*fr.Element)(unsafe.Pointer(&b[0])), n), nil
+}
+
+// unmapElements releases a buffer from mapElements.
+func unmapElements(e []fr.Element) error {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&e[0])), cap(e)*elemSize)
+	return syscall.Munmap(b)
+}
+
+// pool hands out and recycles big buffers.
+type pool struct {
+	mu      sync.Mutex
+	free    map[int][][]fr.Element // by element count
+	pooled  uint64
+	maxPool uint64
+
+	queue   chan []fr.Element // to the dealloc goroutines
+	pending sync.WaitGroup
+	done    sync.WaitGroup
+
+	// statistics
+	allocs, reuses, frees atomic.Int64
+	freedBytes            atomic.Int64
+	active, maxActive     atomic.Int64 // concurrent frees
+	mapped                atomic.Int64 // bytes currently mapped
+}
+
+// newPool starts workers dealloc goroutines.
+func newPool(maxPool uint64, workers int) *pool {
+	p := &pool{free: map[int][][]fr.Element{}, maxPool: maxPool, queue: make(chan []fr.Element, 1024)}
+	for i := 0; i < workers; i++ {
+		p.done.Add(1)
+		go p.deallocLoop()
+	}
+	return p
+}
+
+// get returns a buffer of n elements, recycled when one is pooled. Its
+// contents are undefined (the mat-vec overwrites every element).
+func (p *pool) get(n int) ([]fr.Element, error) {
+	p.mu.Lock()
+	if l := p.free[n]; len(l) > 0 {
+		buf := l[len(l)-1]
+		p.free[n] = l[:len(l)-1]
+		p.pooled -= uint64(n * elemSize)
+		p.mu.Unlock()
+		p.reuses.Add(1)
+		return buf, nil
+	}
+	p.mu.Unlock()
+	buf, err := mapElements(n)
+	if err != nil {
+		return nil, err
+	}
+	p.allocs.Add(1)
+	p.mapped.Add(int64(n * elemSize))
+	return buf, nil
+}
+
+// put hands buffers to the dealloc goroutine; it never blocks on a free.
+func (p *pool) put(bufs ...[]fr.Element) {
+	for _, b := range bufs {
+		if b == nil {
+			continue
+		}
+		p.pending.Add(1)
+		p.queue <- b
+	}
+}
+
+func (p *pool) deallocLoop() {
+	defer p.done.Done()
+	for buf := range p.queue {
+		p.release(buf)
+		p.pending.Done()
+	}
+}
+
+// release pools buf if the pool has room, and frees it otherwise.
+func (p *pool) release(buf []fr.Element) {
+	size := uint64(len(buf) * elemSize)
+	p.mu.Lock()
+	if p.pooled+size <= p.maxPool {
+		p.free[len(buf)] = append(p.free[len(buf)], buf)
+		p.pooled += size
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	p.unmap(buf)
+}
+
+func (p *pool) unmap(buf []fr.Element) {
+	n := p.active.Add(1)
+	for {
+		m := p.maxActive.Load()
+		if n <= m || p.maxActive.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	size := int64(len(buf) * elemSize)
+	if err := unmapElements(buf); err == nil {
+		p.frees.Add(1)
+		p.freedBytes.Add(size)
+		p.mapped.Add(-size)
+	}
+	p.active.Add(-1)
+}
+
+// drain waits until every buffer handed over has been pooled or freed.
+func (p *pool) drain() { p.pending.Wait() }
+
+// close stops the dealloc goroutines after the queue is drained and frees
+// every pooled buffer.
+func (p *pool) close() {
+	p.drain()
+	close(p.queue)
+	p.done.Wait()
+	p.mu.Lock()
+	free := p.free
+	p.free, p.pooled = map[int][][]fr.Element{}, 0
+	p.mu.Unlock()
+	for _, l := range free {
+		for _, b := range l {
+			p.unmap(b)
+		}
+	}
+}
+
+// poolStats is the pool part of the status.
+type poolStats struct {
+	Pooled        uint64 `json:"pooled_bytes"`
+	PoolMax       uint64 `json:"pool_max_bytes"`
+	Mapped        int64  `json:"mapped_bytes"`
+	Allocs        int64  `json:"allocs"`
+	Reuses        int64  `json:"reuses"`
+	Frees         int64  `json:"frees"`
+	FreedBytes    int64  `json:"freed_bytes"`
+	MaxConcurrent int64  `json:"max_concurrent_frees"`
+}
+
+func (p *pool) stats() poolStats {
+	p.mu.Lock()
+	pooled := p.pooled
+	p.mu.Unlock()
+	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), Allocs: p.allocs.Load(),
+		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load()}
+}

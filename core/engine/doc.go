@@ -1,0 +1,26 @@
+// Package engine is cuzk's proving pipeline. A request is N partition
+// circuits of one circuit and one parameter set; each partition flows
+//
+//	Submit ─► queue (priority CRITICAL > HIGH > NORMAL > LOW, FIFO within;
+//	          optional same-circuit batching)
+//	       ─► admission (reserve the partition's working set against
+//	          memory.budget before it starts)
+//	       ─► synthesis goroutines (witness → a, b, c by the sparse mat-vec,
+//	          which yields while the throttle is raised)
+//	       ─► bounded queue (backpressure)
+//	       ─► device workers: prep ─► [interlock: NTTs, H/L/A/B1 MSMs]
+//	          ─► release ─► G2 MSM (throttle raised) ─► assemble ─► verify
+//	       ─► job (partition proofs in order)
+//	       ─► dealloc goroutine (buffers recycled or freed one at a time)
+//
+// The pieces carry their names: queue.go (priority heap), admission.go
+// (memory budget), interlock.go (the per-device lock), dealloc.go (the
+// buffer pool and the dealloc goroutine), synthesis.go, worker.go,
+// metrics.go and status.go. The throttle is package throttle.
+//
+// The lessons behind the shape are the reference system's (design brief,
+// section 2): keep the SRS resident, prove one partition at a time and
+// pipeline, two workers per GPU around one lock held only for the kernels,
+// serialize deallocation, raise a bandwidth throttle around the CPU G2 MSM,
+// never return an unverified proof, never leave a lock poisoned.
+package engine

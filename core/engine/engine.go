@@ -1,0 +1,560 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/throttle"
+)
+
+// Options are the engine's collaborators; the zero value is production.
+type Options struct {
+	Logger *slog.Logger
+	Clock  Clock
+	// Throttle is the process-wide bandwidth throttle; nil creates one from
+	// the configuration.
+	Throttle *throttle.Throttle
+	// Devices replaces device discovery (tests, benchmarks): one device
+	// per backend, each with gpus.workers_per_device workers.
+	Devices []backend.Backend
+}
+
+// device is a GPU or the CPU, with its interlock and workers.
+type device struct {
+	name    string
+	kind    string // "cpu" or "gpu"
+	be      backend.Backend
+	lock    *interlock
+	workers int
+}
+
+// task is one partition moving through the pipeline.
+type task struct {
+	job   *job
+	idx   int
+	n     int    // domain size
+	bytes uint64 // reserved working set
+	asg   *groth16.Assignment
+	tl    Timeline
+}
+
+// Engine proves requests. It is safe for concurrent use.
+type Engine struct {
+	cfg      config.Config
+	log      *slog.Logger
+	clock    Clock
+	throttle *throttle.Throttle
+	adm      *admission
+	pool     *pool
+	devices  []*device
+	metrics  *metrics
+	started  time.Time
+
+	mu       sync.Mutex
+	q        queue
+	batch    []*job // jobs being dispatched together (same circuit)
+	jobs     map[string]*job
+	finished map[string]*job
+	order    []string // finished ids, oldest first (bounded retention)
+	kick     chan struct{}
+	closed   bool
+	nextID   atomic.Int64
+
+	synthQ  chan *task
+	devQ    chan *task
+	closing chan struct{}
+	wg      sync.WaitGroup
+}
+
+// errEnded cancels the context of a job that has ended.
+var errEnded = errors.New("engine: job ended")
+
+// finishedKept bounds how many finished jobs Await can still find.
+const finishedKept = 4096
+
+// New starts an engine with cfg.
+func New(cfg config.Config, opt Options) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:      cfg,
+		log:      opt.Logger,
+		clock:    opt.Clock,
+		throttle: opt.Throttle,
+		adm:      newAdmission(uint64(cfg.Memory.Budget)),
+		pool:     newPool(uint64(cfg.Memory.PoolMax), cfg.Dealloc.MaxConcurrent),
+		jobs:     map[string]*job{},
+		finished: map[string]*job{},
+		kick:     make(chan struct{}, 1),
+		synthQ:   make(chan *task),
+		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
+		closing:  make(chan struct{}),
+		started:  time.Now(),
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.clock == nil {
+		e.clock = realClock{}
+	}
+	if e.throttle == nil {
+		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D())
+	}
+	if err := e.setupDevices(opt.Devices); err != nil {
+		e.pool.close()
+		return nil, err
+	}
+	e.metrics = newMetrics(e)
+
+	e.wg.Add(1)
+	go e.dispatch()
+	for i := 0; i < cfg.Synthesis.MaxParallel; i++ {
+		e.wg.Add(1)
+		go e.synthesize()
+	}
+	w := 0
+	for _, d := range e.devices {
+		for k := 0; k < d.workers; k++ {
+			e.wg.Add(1)
+			go e.work(d, w)
+			w++
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) setupDevices(given []backend.Backend) error {
+	if len(given) > 0 {
+		for _, be := range given {
+			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		}
+		return nil
+	}
+	gpus, err := backend.DiscoverGPUs()
+	switch {
+	case e.cfg.GPUs.Required && err != nil:
+		return fmt.Errorf("engine: gpus.required is set but GPU discovery failed: %w", err)
+	case e.cfg.GPUs.Required:
+		// The CUDA backend is not part of this build yet; a required GPU
+		// cannot be served.
+		return fmt.Errorf("engine: gpus.required is set but this build has no CUDA backend (%d GPU(s) found)", len(gpus))
+	}
+	if len(gpus) > 0 {
+		e.log.Warn("GPUs found but this build has no CUDA backend; proving on the CPU", "gpus", len(gpus))
+	} else {
+		e.log.Info("no GPU found; proving on the CPU", "reason", errString(err))
+	}
+	be := &cpu.Backend{NbTasks: e.cfg.Synthesis.Threads}
+	e.devices = []*device{{name: "cpu", kind: "cpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
+	return nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "none present"
+	}
+	return err.Error()
+}
+
+// Throttle returns the engine's bandwidth throttle (the host may raise it).
+func (e *Engine) Throttle() *throttle.Throttle { return e.throttle }
+
+// Config returns the configuration the engine runs with.
+func (e *Engine) Config() config.Config { return e.cfg }
+
+// workingSet estimates a partition's peak host bytes: a, b, c over the
+// domain, the gathered A/B scalars, and the MSM's compacted copies.
+func workingSet(n, nInputs, nAux int) uint64 {
+	const pointAndScalar = 96 + 32
+	return uint64(3*n*elemSize) + uint64(2*(nInputs+nAux)*elemSize) + uint64(n/2*pointAndScalar)
+}
+
+// Submit validates and queues a request and returns its id.
+func (e *Engine) Submit(req Request) (string, error) {
+	if err := e.check(&req); err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return "", ErrClosed
+	}
+	id := req.ID
+	if id == "" {
+		id = fmt.Sprintf("job-%d", e.nextID.Add(1))
+	}
+	if _, dup := e.jobs[id]; dup {
+		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
+	}
+	j := &job{id: id, req: req, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
+		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),
+		partDone: make([]bool, len(req.Partitions))}
+	deadline := req.Deadline
+	if deadline.IsZero() && e.cfg.Scheduler.DefaultTimeout > 0 {
+		deadline = time.Now().Add(e.cfg.Scheduler.DefaultTimeout.D())
+	}
+	j.ctx, j.cancel = context.WithCancelCause(context.Background())
+	j.stop = func() {}
+	if !deadline.IsZero() {
+		j.ctx, j.stop = context.WithDeadline(j.ctx, deadline)
+	}
+	// Cancellation and the deadline end the job even while it waits in
+	// the queue.
+	go func() {
+		select {
+		case <-j.ctx.Done():
+			e.abort(j, context.Cause(j.ctx))
+		case <-j.done:
+		}
+	}()
+	e.jobs[id] = j
+	j.queued = true
+	e.q.push(j)
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+	return id, nil
+}
+
+// check validates a request before it is queued.
+func (e *Engine) check(req *Request) error {
+	c := req.Circuit
+	if c == nil || c.PK == nil {
+		return errors.New("engine: request without a circuit and its parameters")
+	}
+	if len(req.Partitions) == 0 {
+		return errors.New("engine: request without partitions")
+	}
+	if req.Priority < Low || req.Priority >= numPriorities {
+		return fmt.Errorf("engine: invalid priority %d", req.Priority)
+	}
+	n := len(c.PK.H) + 1
+	for i, p := range req.Partitions {
+		switch {
+		case p.Witness != nil && p.Assignment != nil:
+			return fmt.Errorf("engine: partition %d has both a witness and an assignment", i)
+		case p.Witness != nil:
+			if c.CS == nil {
+				return fmt.Errorf("engine: partition %d has a witness but circuit %q has no constraint system", i, c.ID)
+			}
+			if err := c.CS.CheckWitness(p.Witness); err != nil {
+				return fmt.Errorf("engine: partition %d: %w", i, err)
+			}
+			if err := groth16.CheckKey(c.PK, c.CS); err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
+		case p.Assignment != nil:
+			a := p.Assignment
+			if len(a.A) > n || len(a.B) != len(a.A) || len(a.C) != len(a.A) {
+				return fmt.Errorf("engine: partition %d: a, b, c have %d/%d/%d elements, parameters allow %d", i, len(a.A), len(a.B), len(a.C), n)
+			}
+		default:
+			return fmt.Errorf("engine: partition %d has neither a witness nor an assignment", i)
+		}
+		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
+			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d", ErrTooLarge, i, ws, e.adm.budget)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) partitionBytes(req *Request, i int) uint64 {
+	n := len(req.Circuit.PK.H) + 1
+	p := req.Partitions[i]
+	if p.Witness != nil {
+		return workingSet(n, len(p.Witness.Inputs), len(p.Witness.Aux))
+	}
+	return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
+}
+
+// Cancel stops a job: queued partitions never start, running ones stop at
+// their next check, and everything they hold is released. Cancelling a
+// finished job is not an error.
+func (e *Engine) Cancel(id string) error {
+	e.mu.Lock()
+	j, ok := e.jobs[id]
+	if !ok {
+		_, fin := e.finished[id]
+		e.mu.Unlock()
+		if fin {
+			return nil
+		}
+		return fmt.Errorf("%w: %q", ErrUnknownJob, id)
+	}
+	e.mu.Unlock()
+	j.cancel(ErrCancelled)
+	e.abort(j, ErrCancelled)
+	return nil
+}
+
+// abort ends j with err: it leaves the queue, its running partitions are
+// told to stop, and waiters get err at once.
+func (e *Engine) abort(j *job, err error) {
+	e.dequeue(j)
+	j.cancel(err)
+	j.mu.Lock()
+	if j.err == nil && j.state != StateDone {
+		j.err = err
+	}
+	e.maybeEnd(j)
+	j.mu.Unlock()
+}
+
+// dequeue takes j out of the queue and the current batch, so that no more
+// of its partitions are dispatched.
+func (e *Engine) dequeue(j *job) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if j.queued {
+		e.q.remove(j)
+		j.queued = false
+	}
+	for i, b := range e.batch {
+		if b == j {
+			e.batch = append(e.batch[:i], e.batch[i+1:]...)
+			break
+		}
+	}
+}
+
+// maybeEnd finishes j once it can say no more (j.mu held): all proofs in,
+// or an error. Partitions still running after an error stop at their next
+// check and release what they hold in the background; a cancelled or
+// expired job does not wait for them.
+func (e *Engine) maybeEnd(j *job) {
+	if j.state == StateDone || j.state == StateFailed || j.state == StateCancelled {
+		return
+	}
+	switch {
+	case j.err == nil && j.nDone == len(j.req.Partitions):
+		j.state = StateDone
+	case j.err != nil:
+		j.state = StateFailed
+		if errors.Is(j.err, ErrCancelled) {
+			j.state = StateCancelled
+		}
+	default:
+		return
+	}
+	j.ended = time.Now()
+	close(j.done)
+	j.cancel(errEnded) // release the job's context and its deadline timer
+	j.stop()
+	e.metrics.ended(j)
+	e.mu.Lock()
+	delete(e.jobs, j.id)
+	e.finished[j.id] = j
+	e.order = append(e.order, j.id)
+	if len(e.order) > finishedKept {
+		delete(e.finished, e.order[0])
+		e.order = e.order[1:]
+	}
+	e.mu.Unlock()
+}
+
+// Await waits up to timeout (0 = no limit) for job id to end and returns
+// its result. A timeout returns context.DeadlineExceeded and leaves the job
+// running.
+func (e *Engine) Await(id string, timeout time.Duration) (Result, error) {
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return e.Wait(ctx, id)
+}
+
+// Wait waits until job id ends or ctx is done.
+func (e *Engine) Wait(ctx context.Context, id string) (Result, error) {
+	e.mu.Lock()
+	j, ok := e.jobs[id]
+	if !ok {
+		j, ok = e.finished[id]
+	}
+	e.mu.Unlock()
+	if !ok {
+		return Result{}, fmt.Errorf("%w: %q", ErrUnknownJob, id)
+	}
+	select {
+	case <-j.done:
+		return j.result(), nil
+	case <-ctx.Done():
+		return Result{ID: id}, ctx.Err()
+	}
+}
+
+// Prove submits req and waits for its proofs.
+func (e *Engine) Prove(ctx context.Context, req Request) ([]params.Proof, []PartitionReport, error) {
+	id, err := e.Submit(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := e.Wait(ctx, id)
+	if err != nil {
+		_ = e.Cancel(id)
+		return nil, nil, err
+	}
+	if res.Err != nil {
+		return nil, res.Partitions, res.Err
+	}
+	return res.Proofs, res.Partitions, nil
+}
+
+// Close cancels every job, stops the goroutines and frees every buffer.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.closed = true
+	jobs := make([]*job, 0, len(e.jobs))
+	for _, j := range e.jobs {
+		jobs = append(jobs, j)
+	}
+	e.mu.Unlock()
+	for _, j := range jobs {
+		e.abort(j, ErrClosed)
+	}
+	close(e.closing)
+	e.wg.Wait()
+	e.pool.close()
+}
+
+// dispatch feeds partitions to the synthesis goroutines in priority order.
+func (e *Engine) dispatch() {
+	defer e.wg.Done()
+	for {
+		t := e.nextTask()
+		if t == nil {
+			return
+		}
+		select {
+		case e.synthQ <- t:
+		case <-t.job.ctx.Done():
+			e.finishTask(t, context.Cause(t.job.ctx))
+		case <-e.closing:
+			e.finishTask(t, ErrClosed)
+			return
+		}
+	}
+}
+
+// nextTask blocks until a partition is ready to dispatch; nil when closing.
+func (e *Engine) nextTask() *task {
+	for {
+		e.mu.Lock()
+		if len(e.batch) > 0 {
+			t := e.takePartition(e.batch[0])
+			if e.batch[0].next == len(e.batch[0].req.Partitions) {
+				e.batch = e.batch[1:]
+			}
+			e.mu.Unlock()
+			return t
+		}
+		var j *job
+		if e.q.Len() > 0 {
+			j = e.q.items[0]
+		}
+		if j == nil {
+			e.mu.Unlock()
+			select {
+			case <-e.kick:
+				continue
+			case <-e.closing:
+				return nil
+			}
+		}
+		if max := e.cfg.Scheduler.BatchMax; max > 1 && j.next == 0 {
+			e.batch = e.q.takeSameCircuit(j.req.Circuit.ID, max)
+			e.markDequeued(e.batch)
+			if wait := e.cfg.Scheduler.BatchWait.D(); len(e.batch) < max && wait > 0 {
+				e.mu.Unlock()
+				select {
+				case <-e.clock.After(wait):
+				case <-e.closing:
+					return nil
+				}
+				e.mu.Lock()
+				more := e.q.takeSameCircuit(j.req.Circuit.ID, max-len(e.batch))
+				e.markDequeued(more)
+				e.batch = append(e.batch, more...)
+			}
+			e.mu.Unlock()
+			continue
+		}
+		t := e.takePartition(j)
+		if j.next == len(j.req.Partitions) {
+			e.q.remove(j)
+			j.queued = false
+		}
+		e.mu.Unlock()
+		return t
+	}
+}
+
+func (e *Engine) markDequeued(js []*job) {
+	for _, j := range js {
+		j.queued = false
+	}
+}
+
+// takePartition makes the task for j's next partition (e.mu held).
+func (e *Engine) takePartition(j *job) *task {
+	t := &task{job: j, idx: j.next, n: len(j.req.Circuit.PK.H) + 1}
+	t.tl.Queued = e.clock.Now()
+	j.next++
+	j.mu.Lock()
+	if j.state == StateQueued {
+		j.state = StateRunning
+	}
+	j.mu.Unlock()
+	return t
+}
+
+// finishTask takes t out of the pipeline: its buffers go to the dealloc
+// goroutine, its memory reservation is released, and the job learns of
+// the outcome (err nil: the proof is in).
+func (e *Engine) finishTask(t *task, err error) {
+	if t.asg != nil {
+		e.pool.put(t.asg.A, t.asg.B, t.asg.C)
+		t.asg = nil
+	}
+	if t.bytes > 0 {
+		e.adm.release(t.bytes)
+		t.bytes = 0
+	}
+	j := t.job
+	if err != nil {
+		e.dequeue(j)
+		j.cancel(err) // stop the job's other partitions
+	}
+	j.mu.Lock()
+	if err != nil && j.err == nil {
+		j.err = fmt.Errorf("partition %d: %w", t.idx, err)
+	}
+	e.maybeEnd(j)
+	j.mu.Unlock()
+}
+
+// pause is the mat-vec's check: it yields while the throttle is raised and
+// stops a cancelled job.
+func pause(ctx context.Context, th *throttle.Throttle) func() error {
+	return func() error {
+		th.Pause()
+		return context.Cause(ctx)
+	}
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+)
+
+// Circuit is a circuit and its parameters, shared by the requests that
+// prove it.
+type Circuit struct {
+	// ID names the circuit in metrics, status and batching.
+	ID string
+	// CS is the constraint system; it may be nil when every partition
+	// comes as an Assignment (synthesized by the host).
+	CS *r1cs.R1CS
+	// PK are the parameters (the SRS), kept resident while in use.
+	PK *params.ProvingKey
+}
+
+// Partition is one partition circuit's input: a witness that the engine
+// synthesizes, or an assignment the host synthesized (supraseal-c2's
+// path; its a, b, c are copied, so they need stay valid only until the
+// partition's synthesis stage ends, and its other fields until the job ends).
+type Partition struct {
+	Witness    *r1cs.Witness
+	Assignment *groth16.Assignment
+	// R and S fix the proof's randomness (tests); nil draws fresh values.
+	R, S *fr.Element
+}
+
+// Request is a proof request: N partitions of one circuit.
+type Request struct {
+	// ID is the caller's request id, unique among jobs in flight (a
+	// duplicate is refused, never merged); empty lets the engine choose.
+	ID         string
+	Circuit    *Circuit
+	Partitions []Partition
+	Priority   Priority
+	// Deadline ends the job with an error; zero means the configured
+	// scheduler.default_timeout (and none when that is zero).
+	Deadline time.Time
+}
+
+// JobState is a job's life-cycle state.
+type JobState string
+
+// Job states.
+const (
+	StateQueued    JobState = "queued"
+	StateRunning   JobState = "running"
+	StateDone      JobState = "done"
+	StateFailed    JobState = "failed"
+	StateCancelled JobState = "cancelled"
+)
+
+// Errors the engine returns; they are wrapped with detail.
+var (
+	ErrDuplicateID = errors.New("engine: request id already in flight")
+	ErrUnknownJob  = errors.New("engine: unknown job")
+	ErrCancelled   = errors.New("engine: job cancelled")
+	ErrClosed      = errors.New("engine: closed")
+	ErrTooLarge    = errors.New("engine: request can never fit in memory.budget")
+	ErrNotVerified = errors.New("engine: proof failed verification and was not returned")
+)
+
+// Timeline records when a partition passed each point of the pipeline.
+type Timeline struct {
+	Queued       time.Time `json:"queued"`
+	SynthStart   time.Time `json:"synth_start"`
+	SynthEnd     time.Time `json:"synth_end"`
+	LockWait     time.Time `json:"lock_wait"`
+	LockAcquired time.Time `json:"lock_acquired"`
+	LockReleased time.Time `json:"lock_released"`
+	G2End        time.Time `json:"g2_end"`
+	Assembled    time.Time `json:"assembled"`
+}
+
+// PartitionReport describes how one partition was proved.
+type PartitionReport struct {
+	Device string `json:"device"`
+	Worker int    `json:"worker"`
+	// LockSeq is the partition's place in its device's interlock order.
+	LockSeq  int64           `json:"lock_seq"`
+	Timeline Timeline        `json:"timeline"`
+	Stages   []groth16.Stage `json:"stages"`
+	Verified bool            `json:"verified"`
+}
+
+// Result is a finished job.
+type Result struct {
+	ID     string
+	State  JobState
+	Proofs []params.Proof // in partition order; nil unless State is done
+	// Partitions has a report per partition that reached assembly.
+	Partitions []PartitionReport
+	Err        error
+}
+
+// job is a request in the engine.
+type job struct {
+	id  string
+	req Request
+
+	// queue bookkeeping, guarded by Engine.mu
+	index  int
+	seq    uint64
+	next   int // next partition to dispatch
+	queued bool
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   context.CancelFunc // releases the deadline
+
+	mu        sync.Mutex
+	state     JobState
+	proofs    []params.Proof
+	reports   []PartitionReport
+	partDone  []bool
+	nDone     int
+	finished  int // partitions that left the pipeline (done or aborted)
+	err       error
+	done      chan struct{}
+	submitted time.Time
+	ended     time.Time
+}
+
+// result snapshots the job.
+func (j *job) result() Result {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := Result{ID: j.id, State: j.state, Err: j.err}
+	for i, ok := range j.partDone {
+		if ok {
+			r.Partitions = append(r.Partitions, j.reports[i])
+		}
+	}
+	if j.state == StateDone {
+		r.Proofs = append([]params.Proof(nil), j.proofs...)
+	}
+	return r
+}

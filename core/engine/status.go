@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/cuzk/cuzk/core/throttle"
+)
+
+// Status is a snapshot of the engine, for hosts and operators (also as
+// JSON: cuzk_status_json).
+type Status struct {
+	Uptime   time.Duration  `json:"uptime_ns"`
+	Queue    map[string]int `json:"queue"` // queued jobs by priority
+	Jobs     []JobStatus    `json:"jobs"`  // jobs in flight
+	Devices  []DeviceStatus `json:"devices"`
+	Memory   MemoryStatus   `json:"memory"`
+	Throttle throttle.Stats `json:"throttle"`
+	Finished map[string]int `json:"finished"` // retained finished jobs by state
+}
+
+// JobStatus describes a job in flight.
+type JobStatus struct {
+	ID         string        `json:"id"`
+	Circuit    string        `json:"circuit"`
+	Priority   string        `json:"priority"`
+	State      JobState      `json:"state"`
+	Partitions []string      `json:"partitions"` // queued, running or done, per partition
+	Age        time.Duration `json:"age_ns"`
+}
+
+// DeviceStatus describes a device and its interlock.
+type DeviceStatus struct {
+	Name         string        `json:"name"`
+	Kind         string        `json:"kind"`
+	Workers      int           `json:"workers"`
+	Healthy      bool          `json:"healthy"`
+	LockHolder   int           `json:"lock_holder"` // worker id, or -1
+	Acquisitions int64         `json:"acquisitions"`
+	LockWait     time.Duration `json:"lock_wait_ns"`
+	Busy         time.Duration `json:"busy_ns"`
+	Utilisation  float64       `json:"utilisation"` // busy / uptime
+}
+
+// MemoryStatus is the memory budget and the buffer pool.
+type MemoryStatus struct {
+	admissionStats
+	Pool poolStats `json:"pool"`
+}
+
+// Status returns a snapshot.
+func (e *Engine) Status() Status {
+	up := time.Since(e.started)
+	st := Status{Uptime: up, Queue: map[string]int{}, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
+		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()}}
+	e.mu.Lock()
+	for p, n := range e.q.depth() {
+		st.Queue[Priority(p).String()] = n
+	}
+	jobs := make([]*job, 0, len(e.jobs))
+	for _, j := range e.jobs {
+		jobs = append(jobs, j)
+	}
+	for _, j := range e.finished {
+		j.mu.Lock()
+		st.Finished[string(j.state)]++
+		j.mu.Unlock()
+	}
+	e.mu.Unlock()
+	sort.Slice(jobs, func(a, b int) bool { return jobs[a].submitted.Before(jobs[b].submitted) })
+	for _, j := range jobs {
+		j.mu.Lock()
+		state := j.state
+		j.mu.Unlock()
+		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.req.Circuit.ID, Priority: j.req.Priority.String(),
+			State: state, Partitions: e.partitionStates(j), Age: time.Since(j.submitted)})
+	}
+	for _, d := range e.devices {
+		busy := time.Duration(d.lock.busyNs.Load())
+		st.Devices = append(st.Devices, DeviceStatus{Name: d.name, Kind: d.kind, Workers: d.workers,
+			Healthy: !d.lock.failed.Load(), LockHolder: int(d.lock.holder.Load()),
+			Acquisitions: d.lock.acquisitions.Load(), LockWait: time.Duration(d.lock.waitNs.Load()),
+			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()})
+	}
+	return st
+}
+
+// partitionStates reads a job's per-partition states.
+func (e *Engine) partitionStates(j *job) []string {
+	e.mu.Lock()
+	next := j.next
+	e.mu.Unlock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]string, len(j.req.Partitions))
+	for i := range out {
+		switch {
+		case j.partDone[i]:
+			out[i] = "done"
+		case i < next:
+			out[i] = "running"
+		default:
+			out[i] = "queued"
+		}
+	}
+	return out
+}
+
+// StatusJSON returns Status as JSON.
+func (e *Engine) StatusJSON() ([]byte, error) {
+	return json.MarshalIndent(e.Status(), "", "  ")
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/r1cs"
+)
+
+// synthesize is a synthesis goroutine: it reserves a partition's working
+// set, computes a, b, c into pooled off-heap buffers (or copies the host's),
+// checks the constraints and queues the partition for a device. The send
+// to the device queue blocks when it is full: backpressure.
+func (e *Engine) synthesize() {
+	defer e.wg.Done()
+	for {
+		var t *task
+		select {
+		case t = <-e.synthQ:
+		case <-e.closing:
+			return
+		}
+		if err := e.synthesizeOne(t); err != nil {
+			e.finishTask(t, err)
+			continue
+		}
+		select {
+		case e.devQ <- t:
+		case <-t.job.ctx.Done():
+			e.finishTask(t, context.Cause(t.job.ctx))
+		case <-e.closing:
+			e.finishTask(t, ErrClosed)
+			return
+		}
+	}
+}
+
+func (e *Engine) synthesizeOne(t *task) error {
+	j := t.job
+	ctx := j.ctx
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	bytes := e.partitionBytes(&j.req, t.idx)
+	if err := e.adm.reserve(ctx, bytes); err != nil {
+		if c := context.Cause(ctx); c != nil {
+			return c
+		}
+		return err
+	}
+	t.bytes = bytes
+	t.tl.SynthStart = e.clock.Now()
+	defer func() { t.tl.SynthEnd = e.clock.Now() }()
+
+	asg := &groth16.Assignment{}
+	t.asg = asg // finishTask returns whatever buffers are set
+	for _, dst := range []*[]fr.Element{&asg.A, &asg.B, &asg.C} {
+		buf, err := e.pool.get(t.n)
+		if err != nil {
+			return err
+		}
+		*dst = buf
+	}
+	p := j.req.Partitions[t.idx]
+	if p.Assignment != nil {
+		src := p.Assignment
+		for _, v := range [][2][]fr.Element{{asg.A, src.A}, {asg.B, src.B}, {asg.C, src.C}} {
+			copy(v[0], v[1])
+			clear(v[0][len(v[1]):])
+		}
+		asg.Inputs, asg.Aux, asg.Density = src.Inputs, src.Aux, src.Density
+		return nil
+	}
+	cs := j.req.Circuit.CS
+	opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle)}
+	if err := cs.Eval(p.Witness, asg.A, asg.B, asg.C, opt); err != nil {
+		return err
+	}
+	if err := cs.CheckEvaluation(asg.A, asg.B, asg.C); err != nil {
+		return fmt.Errorf("witness does not satisfy the circuit: %w", err)
+	}
+	asg.Inputs, asg.Aux, asg.Density = p.Witness.Inputs, p.Witness.Aux, &cs.Density
+	return nil
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk/cuzk/core/groth16"
+)
+
+// work is a device worker: prep on the CPU, the device region under the
+// interlock, then — with the lock released — the G2 MSM with the throttle
+// raised, assembly and verification.
+func (e *Engine) work(d *device, id int) {
+	defer e.wg.Done()
+	for {
+		var t *task
+		select {
+		case t = <-e.devQ:
+		case <-e.closing:
+			return
+		}
+		rep, err := e.proveOne(d, id, t)
+		if err == nil {
+			t.job.mu.Lock()
+			t.job.reports[t.idx] = rep
+			t.job.partDone[t.idx] = true
+			t.job.nDone++
+			t.job.mu.Unlock()
+		}
+		e.finishTask(t, err)
+	}
+}
+
+func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, err error) {
+	// A panic outside the interlock (prep, G2, assembly) is an error too.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("engine: %w: %v\n%s", errPanic, r, debug.Stack())
+		}
+	}()
+	j := t.job
+	if err := context.Cause(j.ctx); err != nil {
+		return rep, err
+	}
+	pk := j.req.Circuit.PK
+	part := j.req.Partitions[t.idx]
+	if err := groth16.Validate(pk, t.asg); err != nil {
+		return rep, err
+	}
+	r, s, err := groth16.Randomness(&groth16.Options{R: part.R, S: part.S})
+	if err != nil {
+		return rep, err
+	}
+	rep = PartitionReport{Device: d.name, Worker: worker}
+	var stages groth16.Report
+	prep := groth16.Prepare(t.asg)
+
+	t.tl.LockWait = e.clock.Now()
+	var g1 *groth16.G1Results
+	wait, err := d.lock.run(worker, func(seq int64) error {
+		t.tl.LockAcquired = e.clock.Now()
+		rep.LockSeq = seq
+		if err := context.Cause(j.ctx); err != nil {
+			return err
+		}
+		var err error
+		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
+		return err
+	})
+	t.tl.LockReleased = e.clock.Now()
+	e.metrics.lockWait.Observe(wait.Seconds())
+	if err != nil {
+		return rep, err
+	}
+	if err := context.Cause(j.ctx); err != nil {
+		return rep, err
+	}
+	// a, b, c are consumed: hand them to the dealloc goroutine now rather
+	// than after the G2 MSM.
+	e.pool.put(t.asg.A, t.asg.B, t.asg.C)
+	t.asg.A, t.asg.B, t.asg.C = nil, nil, nil
+
+	e.throttle.Raise()
+	b2, err := func() (b2 bls.G2Jac, err error) {
+		defer e.throttle.Lower()
+		return groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
+	}()
+	t.tl.G2End = e.clock.Now()
+	if err != nil {
+		return rep, err
+	}
+	proof := groth16.Assemble(&pk.VerifyingKey, &r, &s, g1, &b2)
+	if e.cfg.VerifyProofs {
+		if err := groth16.Verify(&pk.VerifyingKey, proof, t.asg.Inputs[1:]); err != nil {
+			return rep, fmt.Errorf("%w: %w", ErrNotVerified, err)
+		}
+		rep.Verified = true
+	}
+	t.tl.Assembled = e.clock.Now()
+	rep.Timeline = t.tl
+	rep.Stages = stages.Stages
+	e.metrics.partitionDone(j, d, &rep)
+	j.mu.Lock()
+	j.proofs[t.idx] = *proof
+	j.mu.Unlock()
+	return rep, nil
+}
