@@ -11,7 +11,7 @@ export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 BIN     := bin
 PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
-RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/
+RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/
 
 .PHONY: all build demo test vet test-go test-race test-snarkjs bench clean FORCE
 

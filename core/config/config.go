@@ -120,7 +120,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
-		GPUs:         GPUs{WorkersPerDevice: 2, CPUWorkers: 1},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 1},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestExampleIsTheDefaults(t *testing.T) {
+	data, err := os.ReadFile("example.toml")
+	require.NoError(t, err)
+	cfg, err := Parse(string(data))
+	require.NoError(t, err)
+	require.Equal(t, Default(), cfg)
+}
+
+func TestParseTOMLAndJSON(t *testing.T) {
+	toml := `
+verify_proofs = false
+[memory]
+budget = "64GiB"
+pool_max = 1073741824
+[gpus]
+devices = [0, 2]
+workers_per_device = 3
+[scheduler]
+batch_max = 4
+batch_wait = "250ms"
+[throttle]
+sleep = "1ms"
+`
+	cfg, err := Parse(toml)
+	require.NoError(t, err)
+	require.False(t, cfg.VerifyProofs)
+	require.Equal(t, 64*GiB, cfg.Memory.Budget)
+	require.Equal(t, GiB, cfg.Memory.PoolMax)
+	require.Equal(t, []int{0, 2}, cfg.GPUs.Devices)
+	require.Equal(t, 3, cfg.GPUs.WorkersPerDevice)
+	require.Equal(t, 250*time.Millisecond, cfg.Scheduler.BatchWait.D())
+	require.Equal(t, 2, cfg.Synthesis.MaxParallel, "unset keys keep their defaults")
+
+	js := `{"verify_proofs": false, "memory": {"budget": "64GiB", "pool_max": 1073741824},
+	        "gpus": {"devices": [0, 2], "workers_per_device": 3},
+	        "scheduler": {"batch_max": 4, "batch_wait": "250ms"}, "throttle": {"sleep": "1ms"}}`
+	fromJSON, err := Parse(js)
+	require.NoError(t, err)
+	require.Equal(t, cfg, fromJSON)
+
+	empty, err := Parse("")
+	require.NoError(t, err)
+	require.Equal(t, Default(), empty)
+}
+
+func TestParseErrorsNameTheKey(t *testing.T) {
+	for _, c := range []struct{ text, msg string }{
+		{`[synthesis]
+max_paralel = 3`, "unknown key synthesis.max_paralel"},
+		{`{"gpus": {"workerz": 1}}`, "unknown key gpus.workerz"},
+		{`[gpus]
+workers_per_device = 0`, "gpus.workers_per_device: must be 1 to 16 (got 0)"},
+		{`[memory]
+budget = "lots"`, "invalid size"},
+		{`[memory]
+budget = "0"`, "memory.budget: must be positive"},
+		{`[scheduler]
+batch_wait = "soon"`, "invalid duration"},
+		{`[logging]
+level = "loud"`, "logging.level"},
+		{`[gpus]
+devices = [-1]`, "gpus.devices[0]"},
+		{`[synthesis]
+max_parallel = "two"`, "max_parallel"},
+		{`{"memory": `, "config: json"},
+		{`[memory`, "config: "},
+	} {
+		_, err := Parse(c.text)
+		require.ErrorContains(t, err, c.msg, c.text)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	for in, want := range map[string]Size{"64GiB": 64 * GiB, "512MiB": 512 * MiB, "1.5GB": 1_500_000_000, "4096": 4096, "2 KiB": 2 * KiB, "1TiB": TiB} {
+		got, err := ParseSize(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, bad := range []string{"", "-1GiB", "GiB", "1XB", "NaN"} {
+		_, err := ParseSize(bad)
+		require.Error(t, err, bad)
+	}
+	require.Equal(t, "64GiB", (64 * GiB).String())
+	require.Equal(t, "1000B", Size(1000).String())
+}
