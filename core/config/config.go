@@ -55,7 +55,8 @@ type GPUs struct {
 	// interlock: one worker's CPU prep and G2 MSM overlap the other's
 	// kernels (2 reached ~100% GPU utilisation in the reference system).
 	WorkersPerDevice int `toml:"workers_per_device" json:"workers_per_device"`
-	// CPUWorkers is the number of workers when the CPU is the device.
+	// CPUWorkers is the number of workers when the CPU is the device; two
+	// overlap one partition's G2 MSM with the next one's device region.
 	CPUWorkers int `toml:"cpu_workers" json:"cpu_workers"`
 	// G2Threads bounds the goroutines of the CPU G2 MSM (0 = GOMAXPROCS).
 	// The reference system shrank its pool from 192 to 32 threads to stop
@@ -120,7 +121,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
-		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 1},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},

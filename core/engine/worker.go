@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/groth16"
 )
+
+// StageVerify names the verification step in partition reports.
+const StageVerify = "verify"
 
 // work is a device worker: prep on the CPU, the device region under the
 // interlock, then — with the lock released — the G2 MSM with the throttle
@@ -94,9 +98,11 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	}
 	proof := groth16.Assemble(&pk.VerifyingKey, &r, &s, g1, &b2)
 	if e.cfg.VerifyProofs {
+		start := time.Now()
 		if err := groth16.Verify(&pk.VerifyingKey, proof, t.asg.Inputs[1:]); err != nil {
 			return rep, fmt.Errorf("%w: %w", ErrNotVerified, err)
 		}
+		stages.Stages = append(stages.Stages, groth16.Stage{Name: StageVerify, Duration: time.Since(start)})
 		rep.Verified = true
 	}
 	t.tl.Assembled = e.clock.Now()

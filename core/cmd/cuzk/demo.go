@@ -17,11 +17,7 @@ import (
 
 func runDemo(args []string, stdout io.Writer) error {
 	fs := flags("demo")
-	cacheDefault := filepath.Join(os.TempDir(), "cuzk-cache")
-	if d, err := os.UserCacheDir(); err == nil {
-		cacheDefault = filepath.Join(d, "cuzk")
-	}
-	cache := fs.String("cache", cacheDefault, "directory for the demo's parameters (set up once, reused)")
+	cache := fs.String("cache", defaultCache(), "directory for the demo's parameters (set up once, reused)")
 	spec := synthetic.DemoSpec
 	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows of the demo circuit (a power of two fills the domain)")
 	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
@@ -37,7 +33,7 @@ func runDemo(args []string, stdout io.Writer) error {
 	genTime := time.Since(t0)
 
 	t0 = time.Now()
-	pk, path, cached, err := demoParams(*cache, cs)
+	pk, path, cached, err := cachedParams(*cache, cs)
 	if err != nil {
 		return err
 	}
@@ -79,14 +75,14 @@ func runDemo(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// demoParams loads the cached parameters of this exact circuit, or runs
+// cachedParams loads the cached parameters of this exact circuit, or runs
 // the development setup and caches its output.
-func demoParams(cache string, cs *r1cs.R1CS) (pk *params.ProvingKey, path string, cached bool, err error) {
+func cachedParams(cache string, cs *r1cs.R1CS) (pk *params.ProvingKey, path string, cached bool, err error) {
 	h := sha256.New()
 	if _, err := cs.WriteTo(h); err != nil {
 		return nil, "", false, err
 	}
-	path = filepath.Join(cache, fmt.Sprintf("demo-%x.params", h.Sum(nil)[:8]))
+	path = filepath.Join(cache, fmt.Sprintf("circuit-%x.params", h.Sum(nil)[:8]))
 	// The file is this program's own output: keep the curve checks, skip
 	// the (slow) subgroup checks.
 	pk, err = params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})

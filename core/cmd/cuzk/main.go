@@ -45,6 +45,7 @@ var commands = map[string]command{
 	"verify":         {"verify a proof (exit 0 valid, 1 invalid, 2 bad input)", runVerify},
 	"export-snarkjs": {"write verification_key.json, proof.json and public.json for snarkjs", runExport},
 	"demo":           {"set up, prove and verify a built-in 2^16-constraint circuit and print stage timings", runDemo},
+	"bench":          {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
 }
 
 func usage(w io.Writer) {

@@ -110,3 +110,16 @@ func TestDemoSmall(t *testing.T) {
 	require.Contains(t, out, "proof verified")
 	require.Contains(t, out, "msm b_g2")
 }
+
+func TestBenchSmall(t *testing.T) {
+	code, out, errs := cli(t, "bench", "--cache", t.TempDir(), "--constraints", "512", "--partitions", "2",
+		"--proofs", "3", "--concurrency", "2", "--waterfall", "--baseline")
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "verified 3/3 proofs")
+	require.Contains(t, out, "throughput:")
+	require.Contains(t, out, "waterfall")
+	require.Contains(t, out, "ratio pipeline/baseline")
+	code, _, errs = cli(t, "bench", "--proofs", "0")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "at least 1")
+}

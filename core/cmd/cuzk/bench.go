@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/engine"
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/synthetic"
+)
+
+func runBench(args []string, stdout io.Writer) error {
+	fs := flags("bench")
+	spec := synthetic.Spec{Constraints: 1 << 14, DenseFraction: 0.1}
+	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows per partition of the synthetic PoRep-shaped circuit")
+	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
+	parts := fs.Int("partitions", 4, "partitions per proof")
+	proofs := fs.Int("proofs", 8, "proofs to run")
+	conc := fs.Int("concurrency", 1, "proofs in flight at once")
+	cfgPath := fs.String("config", "", "engine configuration (TOML or JSON); defaults otherwise")
+	circuit := fs.String("r1cs", "", "prove this circuit instead of the synthetic one (with --wtns and --params)")
+	wtns := fs.String("wtns", "", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
+	pkPath := fs.String("params", "", "parameters for --r1cs")
+	baseline := fs.Bool("baseline", false, "also prove the same partitions one by one with the prover core alone, and print the ratio")
+	waterfall := fs.Bool("waterfall", false, "print each partition's timeline")
+	cache := fs.String("cache", defaultCache(), "directory for the synthetic circuit's parameters")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *parts < 1 || *proofs < 1 || *conc < 1 {
+		return inputErr(fmt.Errorf("--partitions, --proofs and --concurrency must be at least 1"))
+	}
+	cfg := config.Default()
+	if *cfgPath != "" {
+		text, err := os.ReadFile(*cfgPath)
+		if err != nil {
+			return inputErr(err)
+		}
+		if cfg, err = config.Parse(string(text)); err != nil {
+			return inputErr(err)
+		}
+	}
+
+	cs, pk, witnesses, err := benchInputs(spec, *parts, *circuit, *wtns, *pkPath, *cache, stdout)
+	if err != nil {
+		return err
+	}
+	circ := &engine.Circuit{ID: "bench", CS: cs, PK: pk}
+	request := func() engine.Request {
+		req := engine.Request{Circuit: circ}
+		for i := 0; i < *parts; i++ {
+			req.Partitions = append(req.Partitions, engine.Partition{Witness: witnesses[i%len(witnesses)]})
+		}
+		return req
+	}
+
+	e, err := engine.New(cfg, engine.Options{})
+	if err != nil {
+		return inputErr(err)
+	}
+	defer e.Close()
+
+	fmt.Fprintf(stdout, "bench: %d proofs × %d partitions of %d constraints (domain 2^%d, %d aux), concurrency %d, %d core(s)\n",
+		*proofs, *parts, cs.NumConstraints, log2(cs.DomainSize()), cs.NumAux, *conc, config.Threads(0))
+	var (
+		mu      sync.Mutex
+		reports []engine.PartitionReport
+		results [][]params.Proof
+		firstErr error
+	)
+	next := make(chan int, *proofs)
+	for i := 0; i < *proofs; i++ {
+		next <- i
+	}
+	close(next)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < *conc; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				ps, reps, err := e.Prove(context.Background(), request())
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				reports = append(reports, reps...)
+				if err == nil {
+					results = append(results, ps)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	if firstErr != nil {
+		return firstErr
+	}
+
+	// Every proof is verified here, independently of the engine's own check.
+	verified := 0
+	for _, ps := range results {
+		ok := len(ps) == *parts
+		for i := range ps {
+			ok = ok && groth16.Verify(&pk.VerifyingKey, &ps[i], witnesses[i%len(witnesses)].Inputs[1:]) == nil
+		}
+		if ok {
+			verified++
+		}
+	}
+	st := e.Status()
+	printBench(stdout, wall, *proofs, reports, st)
+	if *waterfall {
+		printWaterfall(stdout, reports, start)
+	}
+	if *baseline {
+		base := time.Now()
+		for p := 0; p < *proofs; p++ {
+			for i := 0; i < *parts; i++ {
+				if _, _, err := groth16.Prove(pk, cs, witnesses[i%len(witnesses)], groth16.Options{}); err != nil {
+					return err
+				}
+			}
+		}
+		bw := time.Since(base)
+		// The engine verifies every partition; the baseline does not. With
+		// every core busy, verification costs about its CPU time over the
+		// core count of wall time.
+		verify := stageTotal(reports, engine.StageVerify) / time.Duration(config.Threads(0))
+		fmt.Fprintf(stdout, "\nbaseline (prover core, one partition at a time, no verification): %.3f s/proof\n", bw.Seconds()/float64(*proofs))
+		fmt.Fprintf(stdout, "ratio pipeline/baseline: %.3f; without the engine's verification (~%.3f s/proof): %.3f\n",
+			wall.Seconds()/bw.Seconds(), verify.Seconds()/float64(*proofs), (wall-verify).Seconds()/bw.Seconds())
+	}
+	fmt.Fprintf(stdout, "verified %d/%d proofs\n", verified, *proofs)
+	if verified != *proofs {
+		return fmt.Errorf("%d of %d proofs failed verification", *proofs-verified, *proofs)
+	}
+	return nil
+}
+
+func defaultCache() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return d + "/cuzk"
+	}
+	return os.TempDir() + "/cuzk-cache"
+}
+
+// benchInputs loads a given circuit or generates the synthetic one with one
+// witness per partition.
+func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache string, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
+	if circuit != "" {
+		if wtns == "" || pkPath == "" {
+			return nil, nil, nil, inputErr(fmt.Errorf("--r1cs needs --wtns and --params"))
+		}
+		cs, err := loadCircuit(circuit)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var ws []*r1cs.Witness
+		for _, p := range strings.Split(wtns, ",") {
+			w, err := cs.ReadCircomWitness(p)
+			if err != nil {
+				return nil, nil, nil, inputErr(err)
+			}
+			ws = append(ws, w)
+		}
+		pk, err := params.ReadProvingKey(pkPath, params.Options{})
+		if err != nil {
+			return nil, nil, nil, inputErr(err)
+		}
+		return cs, pk, ws, groth16.CheckKey(pk, cs)
+	}
+	var cs *r1cs.R1CS
+	var ws []*r1cs.Witness
+	for i := 0; i < parts; i++ {
+		spec.Seed = uint64(i + 1)
+		c, w, err := synthetic.Generate(spec)
+		if err != nil {
+			return nil, nil, nil, inputErr(err)
+		}
+		cs = c
+		ws = append(ws, w)
+	}
+	t0 := time.Now()
+	pk, path, cached, err := cachedParams(cache, cs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	how := "set up (development setup) into"
+	if cached {
+		how = "loaded from"
+	}
+	fmt.Fprintf(out, "parameters %s %s in %v\n", how, path, time.Since(t0).Round(time.Millisecond))
+	return cs, pk, ws, nil
+}
+
+func stageTotal(reports []engine.PartitionReport, name string) time.Duration {
+	var t time.Duration
+	for _, r := range reports {
+		for _, s := range r.Stages {
+			if s.Name == name {
+				t += s.Duration
+			}
+		}
+	}
+	return t
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+func printBench(w io.Writer, wall time.Duration, proofs int, reports []engine.PartitionReport, st engine.Status) {
+	fmt.Fprintf(w, "\nthroughput: %.3f s/proof (%v for %d proofs)\n\n", wall.Seconds()/float64(proofs), wall.Round(time.Millisecond), proofs)
+	by := map[string][]time.Duration{}
+	var order []string
+	add := func(name string, d time.Duration) {
+		if _, ok := by[name]; !ok {
+			order = append(order, name)
+		}
+		by[name] = append(by[name], d)
+	}
+	for _, r := range reports {
+		tl := r.Timeline
+		add("queue → synthesis", tl.SynthStart.Sub(tl.Queued))
+		add("synthesis (mat-vec)", tl.SynthEnd.Sub(tl.SynthStart))
+		add("wait for device", tl.LockWait.Sub(tl.SynthEnd))
+		add("interlock wait", tl.LockAcquired.Sub(tl.LockWait))
+		for _, s := range r.Stages {
+			add(s.Name, s.Duration)
+		}
+		add("partition total", tl.Assembled.Sub(tl.Queued))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage (per partition)\tmedian\t")
+	for _, name := range order {
+		fmt.Fprintf(tw, "%s\t%v\t\n", name, median(by[name]).Round(10*time.Microsecond))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, d := range st.Devices {
+		fmt.Fprintf(w, "device %s (%s, %d workers): utilisation %.1f%%, %d lock acquisitions, lock wait %v total\n",
+			d.Name, d.Kind, d.Workers, 100*d.Utilisation, d.Acquisitions, d.LockWait.Round(time.Millisecond))
+	}
+	m := st.Memory
+	fmt.Fprintf(w, "memory: peak reserved %s of budget %s; pool %s pooled, %d allocs, %d reuses, %d frees (max %d at once)\n",
+		config.Size(m.Peak), config.Size(m.Budget), config.Size(m.Pool.Pooled), m.Pool.Allocs, m.Pool.Reuses, m.Pool.Frees, m.Pool.MaxConcurrent)
+	fmt.Fprintf(w, "throttle: %d yields, %v throttled\n", st.Throttle.Yields, st.Throttle.Throttled.Round(time.Millisecond))
+	if rss, err := peakRSS(); err == nil {
+		fmt.Fprintf(w, "peak RSS: %s\n", config.Size(rss))
+	}
+}
+
+// peakRSS reads VmHWM from /proc/self/status.
+func peakRSS() (uint64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM")
+}
+
+// printWaterfall draws each partition's timeline on a shared time axis:
+// s synthesis, . waiting, L interlock held, g G2 MSM and epilogue.
+func printWaterfall(w io.Writer, reports []engine.PartitionReport, start time.Time) {
+	var end time.Time
+	for _, r := range reports {
+		if r.Timeline.Assembled.After(end) {
+			end = r.Timeline.Assembled
+		}
+	}
+	span := end.Sub(start)
+	if span <= 0 {
+		return
+	}
+	const width = 80
+	col := func(t time.Time) int { return min(width-1, max(0, int(float64(t.Sub(start))/float64(span)*width))) }
+	sort.Slice(reports, func(i, j int) bool { return reports[i].Timeline.Queued.Before(reports[j].Timeline.Queued) })
+	fmt.Fprintf(w, "\nwaterfall (%v across; s synthesis, . wait, L device region under the interlock, g G2 + epilogue)\n", span.Round(time.Millisecond))
+	for i, r := range reports {
+		tl := r.Timeline
+		line := []byte(strings.Repeat(" ", width))
+		fill := func(a, b time.Time, c byte) {
+			for k := col(a); k <= col(b); k++ {
+				line[k] = c
+			}
+		}
+		fill(tl.Queued, tl.SynthStart, '.')
+		fill(tl.SynthStart, tl.SynthEnd, 's')
+		fill(tl.SynthEnd, tl.LockAcquired, '.')
+		fill(tl.LockAcquired, tl.LockReleased, 'L')
+		fill(tl.LockReleased, tl.Assembled, 'g')
+		fmt.Fprintf(w, "%3d %-8s|%s|\n", i, fmt.Sprintf("%s/%d", r.Device, r.Worker), line)
+	}
+}
