@@ -242,9 +242,22 @@ func (e *Engine) check(req *Request) error {
 	}
 	n := len(c.PK.H) + 1
 	for i, p := range req.Partitions {
+		given := 0
+		for _, ok := range []bool{p.Witness != nil, p.Assignment != nil, p.WitnessFunc != nil} {
+			if ok {
+				given++
+			}
+		}
 		switch {
-		case p.Witness != nil && p.Assignment != nil:
-			return fmt.Errorf("engine: partition %d has both a witness and an assignment", i)
+		case given > 1:
+			return fmt.Errorf("engine: partition %d has more than one of a witness, a witness function and an assignment", i)
+		case p.WitnessFunc != nil:
+			if c.CS == nil {
+				return fmt.Errorf("engine: partition %d has a witness function but circuit %q has no constraint system", i, c.ID)
+			}
+			if err := groth16.CheckKey(c.PK, c.CS); err != nil {
+				return fmt.Errorf("engine: %w", err)
+			}
 		case p.Witness != nil:
 			if c.CS == nil {
 				return fmt.Errorf("engine: partition %d has a witness but circuit %q has no constraint system", i, c.ID)
@@ -273,10 +286,11 @@ func (e *Engine) check(req *Request) error {
 func (e *Engine) partitionBytes(req *Request, i int) uint64 {
 	n := len(req.Circuit.PK.H) + 1
 	p := req.Partitions[i]
-	if p.Witness != nil {
-		return workingSet(n, len(p.Witness.Inputs), len(p.Witness.Aux))
+	if p.Assignment != nil {
+		return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
 	}
-	return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
+	cs := req.Circuit.CS
+	return workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
 // Cancel stops a job: queued partitions never start, running ones stop at

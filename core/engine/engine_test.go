@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/throttle"
 )
@@ -531,4 +534,50 @@ func TestManyJobsConcurrently(t *testing.T) {
 		t.Error(err)
 	}
 	require.Equal(t, jobs, e.Status().Finished["done"])
+}
+
+// countingLock is a sync.Locker that counts acquisitions.
+type countingLock struct {
+	sync.Mutex
+	n int
+}
+
+func (l *countingLock) Lock() { l.Mutex.Lock(); l.n++ }
+
+func TestAssignmentsWitnessFuncsAndHostLock(t *testing.T) {
+	f := testCircuit(t)
+	e := newEngine(t, testConfig(), Options{})
+	cs := f.circuit.CS
+	rows := cs.Rows()
+	req := Request{Circuit: f.circuit, Interlock: &countingLock{}}
+	// Partition 0: an assignment the "host" synthesized, a/b/c of Rows()
+	// elements (not padded); partition 1: a witness callback.
+	w := f.witnesses[0]
+	a, b, c := make([]fr.Element, rows), make([]fr.Element, rows), make([]fr.Element, rows)
+	full := cs.DomainSize()
+	fa, fb, fc := make([]fr.Element, full), make([]fr.Element, full), make([]fr.Element, full)
+	require.NoError(t, cs.Eval(w, fa, fb, fc, r1cs.EvalOptions{}))
+	copy(a, fa)
+	copy(b, fb)
+	copy(c, fc)
+	req.Partitions = append(req.Partitions,
+		Partition{Assignment: &groth16.Assignment{A: a, B: b, C: c, Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}},
+		Partition{WitnessFunc: func() (*r1cs.Witness, error) { return f.witnesses[1], nil }})
+	proofs, _, err := e.Prove(context.Background(), req)
+	require.NoError(t, err)
+	for i, wit := range []*r1cs.Witness{f.witnesses[0], f.witnesses[1]} {
+		require.NoError(t, groth16.Verify(&f.circuit.PK.VerifyingKey, &proofs[i], wit.Inputs[1:]))
+	}
+	require.Equal(t, 2, req.Interlock.(*countingLock).n, "the host's lock is held for each device region")
+	require.Equal(t, fa[:rows], a, "the host's a, b, c are not modified")
+
+	bad := Request{Circuit: f.circuit, Partitions: []Partition{{WitnessFunc: func() (*r1cs.Witness, error) {
+		return nil, errors.New("host could not build the witness")
+	}}}}
+	_, _, err = e.Prove(context.Background(), bad)
+	require.ErrorContains(t, err, "witness callback: host could not build the witness")
+	both := f.request("", 1, Normal)
+	both.Partitions[0].WitnessFunc = func() (*r1cs.Witness, error) { return nil, nil }
+	_, err = e.Submit(both)
+	require.ErrorContains(t, err, "more than one")
 }

@@ -32,6 +32,10 @@ type Circuit struct {
 type Partition struct {
 	Witness    *r1cs.Witness
 	Assignment *groth16.Assignment
+	// WitnessFunc, when set instead of Witness, produces the witness from
+	// a synthesis goroutine when the partition's turn comes (a host
+	// callback); it is called at most once.
+	WitnessFunc func() (*r1cs.Witness, error)
 	// R and S fix the proof's randomness (tests); nil draws fresh values.
 	R, S *fr.Element
 }
@@ -47,6 +51,10 @@ type Request struct {
 	// Deadline ends the job with an error; zero means the configured
 	// scheduler.default_timeout (and none when that is zero).
 	Deadline time.Time
+	// Interlock, when set, is held together with the device's own lock
+	// around the device region (supraseal-c2's gpu_mtx: hosts that share
+	// a mutex between calls serialize their device work on it).
+	Interlock sync.Locker
 }
 
 // JobState is a job's life-cycle state.

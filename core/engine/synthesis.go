@@ -75,13 +75,23 @@ func (e *Engine) synthesizeOne(t *task) error {
 		return nil
 	}
 	cs := j.req.Circuit.CS
+	w := p.Witness
+	if p.WitnessFunc != nil {
+		var err error
+		if w, err = p.WitnessFunc(); err != nil {
+			return fmt.Errorf("witness callback: %w", err)
+		}
+		if err := cs.CheckWitness(w); err != nil {
+			return fmt.Errorf("witness callback: %w", err)
+		}
+	}
 	opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle)}
-	if err := cs.Eval(p.Witness, asg.A, asg.B, asg.C, opt); err != nil {
+	if err := cs.Eval(w, asg.A, asg.B, asg.C, opt); err != nil {
 		return err
 	}
 	if err := cs.CheckEvaluation(asg.A, asg.B, asg.C); err != nil {
 		return fmt.Errorf("witness does not satisfy the circuit: %w", err)
 	}
-	asg.Inputs, asg.Aux, asg.Density = p.Witness.Inputs, p.Witness.Aux, &cs.Density
+	asg.Inputs, asg.Aux, asg.Density = w.Inputs, w.Aux, &cs.Density
 	return nil
 }

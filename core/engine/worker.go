@@ -64,6 +64,9 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 
 	t.tl.LockWait = e.clock.Now()
 	var g1 *groth16.G1Results
+	if l := j.req.Interlock; l != nil {
+		l.Lock()
+	}
 	wait, err := d.lock.run(worker, func(seq int64) error {
 		t.tl.LockAcquired = e.clock.Now()
 		rep.LockSeq = seq
@@ -74,6 +77,9 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
 		return err
 	})
+	if l := j.req.Interlock; l != nil {
+		l.Unlock()
+	}
 	t.tl.LockReleased = e.clock.Now()
 	e.metrics.lockWait.Observe(wait.Seconds())
 	if err != nil {

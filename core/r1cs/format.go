@@ -164,3 +164,20 @@ func Decode(data []byte) (*R1CS, error) {
 	r.computeDensity()
 	return r, nil
 }
+
+// Open reads a circuit in cuzk's format or circom's .r1cs, told apart by
+// their magic.
+func Open(path string) (*R1CS, error) {
+	var circom bool
+	err := fileio.WithMapped(path, func(data []byte) error {
+		circom = len(data) >= 4 && string(data[:4]) == "r1cs"
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("r1cs: %w", err)
+	}
+	if circom {
+		return ReadCircomR1CS(path)
+	}
+	return ReadFile(path)
+}

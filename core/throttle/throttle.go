@@ -21,7 +21,7 @@ type Throttle struct {
 	raisers  atomic.Int64 // G2 MSMs running
 	host     atomic.Bool  // raised by the host through the API
 	disabled atomic.Bool
-	sleep    time.Duration
+	sleep    atomic.Int64 // nanoseconds
 
 	yields    atomic.Int64
 	throttled atomic.Int64 // nanoseconds spent paused
@@ -33,13 +33,21 @@ type Throttle struct {
 
 // New returns a throttle; paused goroutines sleep for sleep per check.
 func New(enabled bool, sleep time.Duration) *Throttle {
-	t := &Throttle{sleep: sleep}
-	t.disabled.Store(!enabled)
+	t := &Throttle{}
+	t.Configure(enabled, sleep)
 	return t
 }
 
-// OnChange registers fn, called (serially) whenever the throttle's raised
-// state flips; the C ABI uses it to call the host's set_membw_throttle.
+// Configure changes the settings of a live throttle.
+func (t *Throttle) Configure(enabled bool, sleep time.Duration) {
+	t.disabled.Store(!enabled)
+	t.sleep.Store(int64(sleep))
+}
+
+// OnChange registers fn, called (serially) whenever a G2 MSM raises the
+// throttle from lowered, or the last one lowers it (the host's own
+// SetHost does not call it); the C ABI uses it to call the host's
+// set_membw_throttle around the G2 MSM.
 func (t *Throttle) OnChange(fn func(raised bool)) {
 	t.mu.Lock()
 	t.onChange = fn
@@ -49,7 +57,7 @@ func (t *Throttle) OnChange(fn func(raised bool)) {
 func (t *Throttle) notify() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.Raised()
+	now := t.raisers.Load() > 0
 	if now != t.last {
 		t.last = now
 		if t.onChange != nil {
@@ -80,7 +88,6 @@ func (t *Throttle) Lower() {
 // SetHost raises or lowers the host's own hold on the throttle.
 func (t *Throttle) SetHost(raised bool) {
 	t.host.Store(raised)
-	t.notify()
 }
 
 // Raised reports whether the throttle is raised.
@@ -94,11 +101,7 @@ func (t *Throttle) Pause() {
 	start := time.Now()
 	for t.Raised() {
 		t.yields.Add(1)
-		if t.sleep > 0 {
-			time.Sleep(t.sleep)
-		} else {
-			time.Sleep(time.Microsecond)
-		}
+		time.Sleep(max(time.Duration(t.sleep.Load()), time.Microsecond))
 	}
 	t.throttled.Add(int64(time.Since(start)))
 }

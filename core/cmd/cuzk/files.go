@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 
@@ -12,21 +11,9 @@ import (
 	"github.com/cuzk/cuzk/core/snarkjs"
 )
 
-// loadCircuit reads a circuit in cuzk's format or circom's, by its magic.
+// loadCircuit reads a circuit in cuzk's format or circom's.
 func loadCircuit(path string) (*r1cs.R1CS, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	head := make([]byte, 8)
-	n, _ := f.Read(head)
-	f.Close()
-	var cs *r1cs.R1CS
-	if bytes.HasPrefix(head[:n], []byte("r1cs")) {
-		cs, err = r1cs.ReadCircomR1CS(path)
-	} else {
-		cs, err = r1cs.ReadFile(path)
-	}
+	cs, err := r1cs.Open(path)
 	return cs, inputErr(err)
 }
 

@@ -1,0 +1,395 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/engine"
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/throttle"
+)
+
+// Service is the process-wide prover behind the C ABI. It is safe for
+// concurrent use.
+type Service struct {
+	mu       sync.Mutex
+	cfg      config.Config
+	eng      *engine.Engine
+	throttle *throttle.Throttle
+	log      *slog.Logger
+	circuits map[string]*circuit
+	srs      map[string]*SRS // cached by path
+	jobs     map[uint64]string
+	nextJob  uint64
+	nextSRS  uint64
+}
+
+type circuit struct {
+	cs *r1cs.R1CS
+	pk *params.ProvingKey
+}
+
+// New returns a service with the default configuration; the engine starts
+// on first use.
+func New(log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}}
+}
+
+// Throttle is the process-wide bandwidth throttle; it survives
+// reconfiguration so that a host's hook stays registered.
+func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
+
+// Configure parses text (TOML or JSON; empty means the defaults) and
+// (re)starts the engine with it. Reconfiguring is refused while jobs run.
+func (s *Service) Configure(text string) error {
+	cfg, err := config.Parse(text)
+	if err != nil {
+		return &Error{Code: BadConfig, Err: err}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng != nil {
+		if n := len(s.eng.Status().Jobs); n > 0 {
+			return errorf(Busy, "cuzk: cannot reconfigure with %d job(s) in flight", n)
+		}
+		s.eng.Close()
+		s.eng = nil
+	}
+	s.cfg = cfg
+	return s.startLocked()
+}
+
+func (s *Service) startLocked() error {
+	if s.eng != nil {
+		return nil
+	}
+	// The throttle keeps its identity; its settings follow the config.
+	th := throttle.New(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
+	if s.throttle != nil {
+		th = s.throttle
+		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
+	}
+	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th})
+	if err != nil {
+		return &Error{Code: BadConfig, Err: err}
+	}
+	s.eng, s.throttle = eng, th
+	return nil
+}
+
+// engine returns the running engine, starting it with the current
+// configuration on first use.
+func (s *Service) engine() (*engine.Engine, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.startLocked(); err != nil {
+		return nil, err
+	}
+	return s.eng, nil
+}
+
+// Close stops the engine.
+func (s *Service) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng != nil {
+		s.eng.Close()
+		s.eng = nil
+	}
+}
+
+func (s *Service) entry(id string) *circuit {
+	c := s.circuits[id]
+	if c == nil {
+		c = &circuit{}
+		s.circuits[id] = c
+	}
+	return c
+}
+
+// RegisterCircuit reads a circuit file (circom .r1cs or cuzk's format).
+func (s *Service) RegisterCircuit(id, path string) error {
+	if id == "" {
+		return errorf(InvalidArgument, "cuzk: empty circuit id")
+	}
+	cs, err := ReadCircuit(path)
+	if err != nil {
+		return err
+	}
+	return s.RegisterSystem(id, cs)
+}
+
+// RegisterSystem registers a circuit given in memory.
+func (s *Service) RegisterSystem(id string, cs *r1cs.R1CS) error {
+	if id == "" {
+		return errorf(InvalidArgument, "cuzk: empty circuit id")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.entry(id)
+	if c.pk != nil {
+		if err := groth16.CheckKey(c.pk, cs); err != nil {
+			return &Error{Code: InvalidArgument, Err: fmt.Errorf("cuzk: circuit %q: %w", id, err)}
+		}
+	}
+	c.cs = cs
+	return nil
+}
+
+// LoadParams loads (and keeps resident) the parameters of circuit id.
+func (s *Service) LoadParams(id, path string, trusted bool) error {
+	if id == "" {
+		return errorf(InvalidArgument, "cuzk: empty circuit id")
+	}
+	skip := trusted || s.config().SRS.SkipSubgroupCheck
+	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: skip})
+	if err != nil {
+		if CodeOf(err) == InvalidArgument {
+			return &Error{Code: BadFile, Err: err}
+		}
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.entry(id)
+	if c.cs != nil {
+		if err := groth16.CheckKey(pk, c.cs); err != nil {
+			return &Error{Code: InvalidArgument, Err: fmt.Errorf("cuzk: circuit %q: %w", id, err)}
+		}
+	}
+	c.pk = pk
+	return nil
+}
+
+// EvictParams drops circuit id's parameters (jobs already running keep
+// theirs until they end).
+func (s *Service) EvictParams(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.circuits[id]
+	if c == nil || c.pk == nil {
+		return errorf(NotFound, "cuzk: no parameters loaded for circuit %q", id)
+	}
+	c.pk = nil
+	return nil
+}
+
+func (s *Service) config() config.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
+// Request is a proof request by circuit id.
+type Request struct {
+	CircuitID string
+	// Witnesses, one per partition; or WitnessFunc with Partitions set.
+	Witnesses   []*r1cs.Witness
+	WitnessFunc func(partition int) (*r1cs.Witness, error)
+	Partitions  int
+	Priority    engine.Priority
+	RequestID   string
+	Timeout     time.Duration
+	R, S        []fr.Element // optional, one per partition
+}
+
+func (s *Service) circuitFor(id string) (*engine.Circuit, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.circuits[id]
+	switch {
+	case c == nil:
+		return nil, errorf(NotFound, "cuzk: unknown circuit %q", id)
+	case c.cs == nil:
+		return nil, errorf(NotFound, "cuzk: circuit %q has parameters but no constraint system registered", id)
+	case c.pk == nil:
+		return nil, errorf(NotFound, "cuzk: no parameters loaded for circuit %q", id)
+	}
+	return &engine.Circuit{ID: id, CS: c.cs, PK: c.pk}, nil
+}
+
+// Submit queues a request and returns its job handle.
+func (s *Service) Submit(req Request) (uint64, error) {
+	circ, err := s.circuitFor(req.CircuitID)
+	if err != nil {
+		return 0, err
+	}
+	n := req.Partitions
+	if req.WitnessFunc == nil {
+		n = len(req.Witnesses)
+	}
+	if n <= 0 {
+		return 0, errorf(InvalidArgument, "cuzk: a request needs at least one partition")
+	}
+	if (req.R != nil && len(req.R) != n) || (req.S != nil && len(req.S) != n) || (req.R == nil) != (req.S == nil) {
+		return 0, errorf(InvalidArgument, "cuzk: r and s must both be given, one per partition (%d)", n)
+	}
+	ereq := engine.Request{ID: req.RequestID, Circuit: circ, Priority: req.Priority}
+	if req.Timeout > 0 {
+		ereq.Deadline = time.Now().Add(req.Timeout)
+	}
+	for i := 0; i < n; i++ {
+		var p engine.Partition
+		if req.WitnessFunc != nil {
+			i := i
+			p.WitnessFunc = func() (*r1cs.Witness, error) { return req.WitnessFunc(i) }
+		} else {
+			if req.Witnesses[i] == nil {
+				return 0, errorf(InvalidArgument, "cuzk: partition %d has no witness", i)
+			}
+			p.Witness = req.Witnesses[i]
+		}
+		if req.R != nil {
+			p.R, p.S = &req.R[i], &req.S[i]
+		}
+		ereq.Partitions = append(ereq.Partitions, p)
+	}
+	return s.submit(ereq)
+}
+
+func (s *Service) submit(req engine.Request) (uint64, error) {
+	eng, err := s.engine()
+	if err != nil {
+		return 0, err
+	}
+	id, err := eng.Submit(req)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextJob++
+	s.jobs[s.nextJob] = id
+	return s.nextJob, nil
+}
+
+// Result is a finished job: proofs (192 bytes each, in partition order)
+// and a JSON report of each partition's stages.
+type Result struct {
+	Proofs []byte
+	Report []byte
+}
+
+// Await waits for job (timeout 0: no limit). A timeout leaves the job
+// running; any other return forgets the handle.
+func (s *Service) Await(job uint64, timeout time.Duration) (*Result, error) {
+	proofs, reports, err := s.await(job, timeout)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := json.Marshal(reports)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Proofs: params.EncodeProofs(proofs), Report: rep}, nil
+}
+
+func (s *Service) await(job uint64, timeout time.Duration) ([]params.Proof, []engine.PartitionReport, error) {
+	s.mu.Lock()
+	id, ok := s.jobs[job]
+	eng := s.eng
+	s.mu.Unlock()
+	if !ok || eng == nil {
+		return nil, nil, errorf(NotFound, "cuzk: unknown job %d", job)
+	}
+	res, err := eng.Await(id, timeout)
+	if err != nil {
+		if err == context.DeadlineExceeded {
+			return nil, nil, errorf(Timeout, "cuzk: job %d still running after %v", job, timeout)
+		}
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	delete(s.jobs, job)
+	s.mu.Unlock()
+	if res.Err != nil {
+		return nil, res.Partitions, res.Err
+	}
+	return res.Proofs, res.Partitions, nil
+}
+
+// Prove submits and waits.
+func (s *Service) Prove(req Request) (*Result, error) {
+	job, err := s.Submit(req)
+	if err != nil {
+		return nil, err
+	}
+	return s.Await(job, 0)
+}
+
+// Cancel stops a job.
+func (s *Service) Cancel(job uint64) error {
+	s.mu.Lock()
+	id, ok := s.jobs[job]
+	eng := s.eng
+	s.mu.Unlock()
+	if !ok || eng == nil {
+		return errorf(NotFound, "cuzk: unknown job %d", job)
+	}
+	return eng.Cancel(id)
+}
+
+// Verify checks proofs (192 bytes each) of circuit id against the public
+// inputs of each partition (without the constant ONE).
+func (s *Service) Verify(id string, proofBytes []byte, public [][]fr.Element) error {
+	s.mu.Lock()
+	c := s.circuits[id]
+	s.mu.Unlock()
+	if c == nil || c.pk == nil {
+		return errorf(NotFound, "cuzk: no parameters loaded for circuit %q", id)
+	}
+	proofs, err := params.DecodeProofs(proofBytes)
+	if err != nil {
+		return &Error{Code: InvalidArgument, Err: err}
+	}
+	if len(public) != len(proofs) {
+		return errorf(InvalidArgument, "cuzk: %d proofs but public inputs for %d", len(proofs), len(public))
+	}
+	for i := range proofs {
+		if err := groth16.Verify(&c.pk.VerifyingKey, &proofs[i], public[i]); err != nil {
+			return fmt.Errorf("partition %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// StatusJSON returns the engine status as JSON.
+func (s *Service) StatusJSON() ([]byte, error) {
+	eng, err := s.engine()
+	if err != nil {
+		return nil, err
+	}
+	return eng.StatusJSON()
+}
+
+// MetricsText returns the Prometheus metrics.
+func (s *Service) MetricsText() (string, error) {
+	eng, err := s.engine()
+	if err != nil {
+		return "", err
+	}
+	return eng.MetricsText()
+}
+
+// ReadCircuit reads a circuit file (circom or cuzk format), classifying
+// errors for the ABI.
+func ReadCircuit(path string) (*r1cs.R1CS, error) {
+	cs, err := r1cs.Open(path)
+	if err != nil && CodeOf(err) == InvalidArgument {
+		return nil, &Error{Code: BadFile, Err: err}
+	}
+	return cs, err
+}

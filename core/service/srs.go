@@ -1,0 +1,165 @@
+package service
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/engine"
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+)
+
+// SRS is a reference-counted parameter set opened by path: supraseal-c2's
+// SRS handle. With cache, one loaded SRS is shared per path.
+type SRS struct {
+	path string
+	pk   *params.ProvingKey
+	refs atomic.Int64
+}
+
+// Path returns the file the SRS was read from.
+func (h *SRS) Path() string { return h.path }
+
+// OpenSRS loads the parameter file at path, or shares the cached one.
+func (s *Service) OpenSRS(path string, cache bool) (*SRS, error) {
+	if cache {
+		s.mu.Lock()
+		if h := s.srs[path]; h != nil {
+			h.refs.Add(1)
+			s.mu.Unlock()
+			return h, nil
+		}
+		s.mu.Unlock()
+	}
+	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: s.config().SRS.SkipSubgroupCheck})
+	if err != nil {
+		if CodeOf(err) == InvalidArgument {
+			return nil, &Error{Code: BadFile, Err: err}
+		}
+		return nil, err
+	}
+	h := &SRS{path: path, pk: pk}
+	h.refs.Store(1)
+	if cache {
+		s.mu.Lock()
+		if old := s.srs[path]; old != nil { // loaded concurrently: share the first
+			old.refs.Add(1)
+			s.mu.Unlock()
+			return old, nil
+		}
+		h.refs.Add(1) // the cache's own reference
+		s.srs[path] = h
+		s.mu.Unlock()
+	}
+	return h, nil
+}
+
+// CloneSRS adds a reference.
+func (s *Service) CloneSRS(h *SRS) *SRS {
+	h.refs.Add(1)
+	return h
+}
+
+// DropSRS releases a reference; it reports whether the SRS is gone (no
+// references and not cached).
+func (s *Service) DropSRS(h *SRS) bool {
+	return h.refs.Add(-1) <= 0
+}
+
+// EvictSRS removes h's path from the cache; open handles keep working.
+// It reports whether the SRS is gone.
+func (s *Service) EvictSRS(h *SRS) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srs[h.path] == h {
+		delete(s.srs, h.path)
+		return h.refs.Add(-1) <= 0
+	}
+	return false
+}
+
+// Pending is an asynchronous supraseal-c2 proof (start/finalize).
+type Pending struct {
+	s    *Service
+	job  uint64
+	once sync.Once
+}
+
+// StartAssignments submits host-synthesized partitions (supraseal-c2's
+// Assignment) proved with h. a, b, c are copied before it returns; inputs,
+// aux and the density bitmaps must stay valid until Finalize or Destroy
+// returns. lock, when set, is held with the device's interlock.
+func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
+	if h == nil || h.pk == nil {
+		return nil, errorf(InvalidArgument, "cuzk: null SRS")
+	}
+	if len(asgs) == 0 || len(r) != len(asgs) || len(sv) != len(asgs) {
+		return nil, errorf(InvalidArgument, "cuzk: %d circuits with %d r and %d s values", len(asgs), len(r), len(sv))
+	}
+	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock}
+	for i, a := range asgs {
+		if err := checkAssignment(h.pk, a); err != nil {
+			return nil, fmt.Errorf("circuit %d: %w", i, err)
+		}
+		cp := *a
+		cp.A, cp.B, cp.C = append([]fr.Element(nil), a.A...), append([]fr.Element(nil), a.B...), append([]fr.Element(nil), a.C...)
+		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &r[i], S: &sv[i]})
+	}
+	job, err := s.submit(req)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{s: s, job: job}, nil
+}
+
+// checkAssignment validates a host assignment against the parameters
+// before anything runs: sizes, densities, the constant ONE.
+func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
+	n := len(pk.H) + 1
+	if len(a.A) == 0 || len(a.A) > n || len(a.B) != len(a.A) || len(a.C) != len(a.A) {
+		return errorf(InvalidArgument, "cuzk: abc_size %d does not fit the parameters' domain of %d", len(a.A), n)
+	}
+	full := &groth16.Assignment{A: make([]fr.Element, n), B: make([]fr.Element, n), C: make([]fr.Element, n),
+		Inputs: a.Inputs, Aux: a.Aux, Density: a.Density}
+	if err := groth16.Validate(pk, full); err != nil {
+		return &Error{Code: InvalidArgument, Err: err}
+	}
+	for _, v := range []struct {
+		name string
+		v    []fr.Element
+	}{{"a", a.A}, {"b", a.B}, {"c", a.C}, {"input", a.Inputs}, {"aux", a.Aux}} {
+		if i := CheckReduced(v.v); i >= 0 {
+			return errorf(InvalidArgument, "cuzk: %s[%d] is not a reduced field element", v.name, i)
+		}
+	}
+	return nil
+}
+
+// ProveAssignments is StartAssignments followed by Finalize.
+func (s *Service) ProveAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) ([]params.Proof, error) {
+	p, err := s.StartAssignments(h, asgs, r, sv, lock)
+	if err != nil {
+		return nil, err
+	}
+	return p.Finalize()
+}
+
+// Finalize waits for the proofs.
+func (p *Pending) Finalize() ([]params.Proof, error) {
+	var proofs []params.Proof
+	err := fmt.Errorf("cuzk: pending proof already finalized or destroyed")
+	p.once.Do(func() { proofs, _, err = p.s.await(p.job, 0) })
+	return proofs, err
+}
+
+// Destroy abandons the proof (cancelling it if it still runs).
+func (p *Pending) Destroy() {
+	p.once.Do(func() {
+		_ = p.s.Cancel(p.job)
+		_, _, _ = p.s.await(p.job, 0)
+	})
+}
+

@@ -1,0 +1,121 @@
+/*
+ * supraseal_c2.h — libcuzk's drop-in for the supraseal-c2 C2 prover ABI.
+ *
+ * The names, struct layouts and semantics are supraseal-c2's, so that
+ * rust-fil-proofs / bellperson can link libcuzk in its place. The calls run
+ * through the same engine as cuzk.h (the GPU mutex is held with the
+ * device's interlock; the CPU backend serves where no GPU is usable, with
+ * every proof verified before it is returned).
+ *
+ * Errors: RustError { code, message }; code 0 is success. The message is
+ * allocated by the library with malloc and released by the caller with
+ * free(). Nothing aborts the host: bad arguments (null pointers, sizes that
+ * do not match the SRS) come back as errors.
+ *
+ * Memory layouts (checked by tests): fr_t is 4 little-endian u64 limbs in
+ * Montgomery form (R = 2^256); fp_t is 6 limbs (R = 2^384); affine points
+ * are {x, y} (G2: {x.c0, x.c1, y.c0, y.c1}), all zero for the point at
+ * infinity; groth16_proof is {G1 a; G2 b; G1 c}, 384 bytes.
+ *
+ * Ownership: the caller owns every input. a, b, c must stay valid until
+ * generate_groth16_proofs_start_c returns (they are copied); the
+ * assignments and density bitmaps until finalize_groth16_proof_c (or
+ * destroy_pending_proof) returns; proofs[] is caller-allocated.
+ *
+ * Throttle: if the host defines `void set_membw_throttle(int)`, it is
+ * called with 1 when a G2 MSM starts with none running and with 0 when the
+ * last one ends (a weak symbol: hosts without it need not define it).
+ */
+#ifndef SUPRASEAL_C2_H
+#define SUPRASEAL_C2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct RustError {
+    int32_t code;
+    char* message;
+} RustError;
+
+typedef struct { uint64_t limbs[4]; } fr_t;
+typedef struct { uint64_t limbs[6]; } fp_t;
+typedef struct { fp_t x, y; } g1_affine_t;
+typedef struct { fp_t x[2], y[2]; } g2_affine_t;
+typedef struct groth16_proof {
+    g1_affine_t a;
+    g2_affine_t b;
+    g1_affine_t c;
+} groth16_proof;
+
+/* A reference-counted SRS (parameter set) handle. */
+typedef struct SRS {
+    const void* ptr;
+} SRS;
+
+/* One circuit's host-synthesized assignment: 17 machine words. Bitmaps are
+ * u64 words, least significant bit first. */
+typedef struct Assignment {
+    const uint64_t* a_aux_density;
+    size_t a_aux_bit_len;
+    size_t a_aux_popcount;
+    const uint64_t* b_inp_density;
+    size_t b_inp_bit_len;
+    size_t b_inp_popcount;
+    const uint64_t* b_aux_density;
+    size_t b_aux_bit_len;
+    size_t b_aux_popcount;
+    const fr_t* a;
+    const fr_t* b;
+    const fr_t* c;
+    size_t abc_size;
+    const fr_t* inp_assignment_data;
+    size_t inp_assignment_size;
+    const fr_t* aux_assignment_data;
+    size_t aux_assignment_size;
+} Assignment;
+
+#ifndef CUZK_NO_PROTOTYPES
+
+/* A GPU mutex for gpu_mtx; calls sharing one serialize their device work. */
+void* create_gpu_mutex(void);
+void destroy_gpu_mutex(void* mtx);
+
+/* Loads the .params file at path into *ret. With cache, one loaded SRS is
+ * shared per path (until evict_SRS). */
+RustError create_SRS(SRS* ret, const char* path, bool cache);
+/* Removes the SRS from the cache; handles stay valid until dropped. */
+void evict_SRS(const SRS* srs);
+/* Releases a reference. */
+void drop_SRS(SRS* srs);
+/* Adds a reference. */
+SRS clone_SRS(const SRS* srs);
+
+/* Proves num_circuits assignments with randomness r_s[i], s_s[i] into
+ * proofs[i]. gpu_mtx NULL means one process-wide lock; gpu_index -1 means
+ * any device. */
+RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits,
+                                    const fr_t r_s[], const fr_t s_s[], groth16_proof proofs[],
+                                    const SRS* srs, void* gpu_mtx, int gpu_index);
+
+/* The same, asynchronously: *pending_out receives a handle for
+ * finalize_groth16_proof_c (which writes the proofs and consumes it) or
+ * destroy_pending_proof (which abandons it). */
+RustError generate_groth16_proofs_start_c(const Assignment provers[], size_t num_circuits,
+                                          const fr_t r_s[], const fr_t s_s[],
+                                          const SRS* srs, void* gpu_mtx, int gpu_index,
+                                          void** pending_out);
+RustError finalize_groth16_proof_c(void* pending, groth16_proof proofs[]);
+void destroy_pending_proof(void* pending);
+
+#endif /* CUZK_NO_PROTOTYPES */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SUPRASEAL_C2_H */
