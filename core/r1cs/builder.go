@@ -1,6 +1,7 @@
 package r1cs
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -172,4 +173,60 @@ func (in *interner) index(c *fr.Element) uint32 {
 	in.table = append(in.table, *c)
 	in.ids[*c] = i
 	return i
+}
+
+// CSR is one matrix given in compressed sparse row form over [inputs | aux].
+type CSR struct {
+	RowPtr []uint64 // rows + 1 entries, starting at 0, non-decreasing
+	Col    []uint32
+	Coeff  []fr.Element
+}
+
+// FromCSR builds a system from matrices given in CSR form (merging
+// duplicate terms and dropping zeros, like Builder), checking every index.
+func FromCSR(numInputs, numAux, numConstraints int, m [3]CSR) (*R1CS, error) {
+	if numInputs < 1 || numAux < 0 || numConstraints < 0 || uint64(numInputs)+uint64(numAux) > 1<<32 {
+		return nil, fmt.Errorf("r1cs: invalid sizes: %d inputs, %d aux, %d constraints", numInputs, numAux, numConstraints)
+	}
+	b := &Builder{inputs: make([]fr.Element, numInputs), aux: make([]fr.Element, numAux)}
+	for i := range b.rows {
+		b.rows[i].rowPtr = []uint64{0}
+	}
+	nv := uint32(numInputs + numAux)
+	for i, x := range m {
+		if len(x.RowPtr) != numConstraints+1 || x.RowPtr[0] != 0 {
+			return nil, fmt.Errorf("r1cs: matrix %c: %d row pointers for %d constraints", "abc"[i], len(x.RowPtr), numConstraints)
+		}
+		nnz := x.RowPtr[numConstraints]
+		if uint64(len(x.Col)) != nnz || uint64(len(x.Coeff)) != nnz {
+			return nil, fmt.Errorf("r1cs: matrix %c: %d columns and %d coefficients for %d terms", "abc"[i], len(x.Col), len(x.Coeff), nnz)
+		}
+		for k := 0; k < numConstraints; k++ {
+			if x.RowPtr[k+1] < x.RowPtr[k] {
+				return nil, fmt.Errorf("r1cs: matrix %c: row %d: row pointers decrease", "abc"[i], k)
+			}
+		}
+		for t, c := range x.Col {
+			if c >= nv {
+				return nil, fmt.Errorf("r1cs: matrix %c: term %d: variable %d out of range (%d variables)", "abc"[i], t, c, nv)
+			}
+		}
+	}
+	variable := func(c uint32) Variable {
+		if int(c) < numInputs {
+			return Variable{id: c, input: true}
+		}
+		return Variable{id: c - uint32(numInputs)}
+	}
+	for k := 0; k < numConstraints; k++ {
+		var lcs [3]LC
+		for i, x := range m {
+			for t := x.RowPtr[k]; t < x.RowPtr[k+1]; t++ {
+				lcs[i] = append(lcs[i], Term{Var: variable(x.Col[t]), Coeff: x.Coeff[t]})
+			}
+		}
+		b.Enforce(lcs[0], lcs[1], lcs[2])
+	}
+	r, _ := b.Build()
+	return r, nil
 }

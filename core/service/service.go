@@ -393,3 +393,36 @@ func ReadCircuit(path string) (*r1cs.R1CS, error) {
 	}
 	return cs, err
 }
+
+// CSR is one matrix from the C ABI: coefficients as 32-byte elements.
+type CSR struct {
+	RowPtr []uint64
+	Col    []uint32
+	Coeff  []byte
+}
+
+// BuildSystem builds a constraint system from matrices given in memory.
+func BuildSystem(numInputs, numAux, numConstraints int, m [3]CSR, canonical bool) (*r1cs.R1CS, error) {
+	var in [3]r1cs.CSR
+	for i, x := range m {
+		coeff, err := DecodeElements(fmt.Sprintf("matrix %c coefficients", "abc"[i]), x.Coeff, canonical)
+		if err != nil {
+			return nil, err
+		}
+		in[i] = r1cs.CSR{RowPtr: x.RowPtr, Col: x.Col, Coeff: coeff}
+	}
+	cs, err := r1cs.FromCSR(numInputs, numAux, numConstraints, in)
+	if err != nil {
+		return nil, &Error{Code: InvalidArgument, Err: err}
+	}
+	return cs, nil
+}
+
+// CircuitSize returns a registered circuit's input and aux counts.
+func (s *Service) CircuitSize(id string) (inputs, aux int, err error) {
+	c, err := s.circuitFor(id)
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.CS.NumInputs, c.CS.NumAux, nil
+}

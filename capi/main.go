@@ -1,0 +1,116 @@
+// Command capi is libcuzk.so: the C ABI of cuzk, built with
+// go build -buildmode=c-shared. It only marshals C values to and from
+// package service, maps errors to status codes and recovers panics, so that
+// no Go panic ever crosses into the host. The headers are hand-written in
+// include/ (cuzk.h, supraseal_c2.h).
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include
+#define CUZK_NO_PROTOTYPES
+#include <stdlib.h>
+#include <string.h>
+#include "cuzk.h"
+#include "supraseal_c2.h"
+
+// The host may define set_membw_throttle; a weak reference resolves to
+// NULL when it does not.
+extern void set_membw_throttle(int) __attribute__((weak));
+static inline void cuzk_host_throttle(int v) { if (set_membw_throttle) set_membw_throttle(v); }
+static inline int cuzk_host_has_throttle(void) { return set_membw_throttle != 0; }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"go.uber.org/automaxprocs/maxprocs"
+
+	"github.com/cuzk/cuzk/core/service"
+)
+
+// Version is the library version.
+const Version = "0.1.0"
+
+var (
+	svcOnce sync.Once
+	svc     *service.Service
+)
+
+// get returns the process-wide service, created on first use.
+func get() *service.Service {
+	svcOnce.Do(func() {
+		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
+		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if C.cuzk_host_has_throttle() != 0 {
+			svc.Throttle().OnChange(func(raised bool) {
+				v := C.int(0)
+				if raised {
+					v = 1
+				}
+				C.cuzk_host_throttle(v)
+			})
+		}
+	})
+	return svc
+}
+
+func main() {}
+
+// errPanic marks a recovered panic.
+var errPanic = errors.New("internal error")
+
+// toC converts err into a cuzk_error (message malloc'ed).
+func toC(err error) C.cuzk_error {
+	if err == nil {
+		return C.cuzk_error{}
+	}
+	code := service.CodeOf(err)
+	if errors.Is(err, errPanic) {
+		code = service.Internal
+	}
+	return C.cuzk_error{code: C.int32_t(code), message: C.CString(err.Error())}
+}
+
+// guard runs fn and turns a panic into an internal error.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cuzk: %w (please report): %v\n%s", errPanic, r, debug.Stack())
+		}
+	}()
+	return fn()
+}
+
+func invalid(format string, args ...any) error {
+	return &service.Error{Code: service.InvalidArgument, Err: fmt.Errorf("cuzk: "+format, args...)}
+}
+
+// goString copies a C string; NULL is an error naming the argument.
+func goString(s *C.char, what string) (string, error) {
+	if s == nil {
+		return "", invalid("%s is NULL", what)
+	}
+	return C.GoString(s), nil
+}
+
+// bytesAt views n bytes of C memory (no copy).
+func bytesAt(p unsafe.Pointer, n C.size_t) []byte {
+	if p == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), int(n))
+}
+
+// cBytes copies b into malloc'ed memory.
+func cBytes(b []byte) *C.uint8_t {
+	p := C.malloc(C.size_t(max(1, len(b))))
+	C.memcpy(p, unsafe.Pointer(unsafe.SliceData(b)), C.size_t(len(b)))
+	return (*C.uint8_t)(p)
+}

@@ -1,0 +1,286 @@
+package main
+
+/*
+#define CUZK_NO_PROTOTYPES
+#include <stdlib.h>
+#include <stdbool.h>
+#include "supraseal_c2.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/service"
+)
+
+// handles maps the opaque pointers given to the host (one malloc'ed byte
+// each, so that they are unique and never Go pointers) to Go objects.
+var handles = struct {
+	sync.Mutex
+	m map[uintptr]any
+}{m: map[uintptr]any{}}
+
+func newHandle(v any) unsafe.Pointer {
+	p := C.malloc(1)
+	handles.Lock()
+	handles.m[uintptr(p)] = v
+	handles.Unlock()
+	return p
+}
+
+func lookup(p unsafe.Pointer) any {
+	handles.Lock()
+	defer handles.Unlock()
+	return handles.m[uintptr(p)]
+}
+
+func release(p unsafe.Pointer) {
+	handles.Lock()
+	_, ok := handles.m[uintptr(p)]
+	delete(handles.m, uintptr(p))
+	handles.Unlock()
+	if ok {
+		C.free(p)
+	}
+}
+
+func rustError(err error) C.RustError {
+	e := toC(err)
+	return C.RustError{code: e.code, message: e.message}
+}
+
+// processLock is the interlock used when gpu_mtx is NULL.
+var processLock sync.Mutex
+
+//export create_gpu_mutex
+func create_gpu_mutex() unsafe.Pointer { return newHandle(&sync.Mutex{}) }
+
+//export destroy_gpu_mutex
+func destroy_gpu_mutex(p unsafe.Pointer) {
+	if _, ok := lookup(p).(*sync.Mutex); ok {
+		release(p)
+	}
+}
+
+func srsOf(s *C.SRS) (*service.SRS, error) {
+	if s == nil || s.ptr == nil {
+		return nil, invalid("SRS is NULL")
+	}
+	h, ok := lookup(unsafe.Pointer(s.ptr)).(*srsHandle)
+	if !ok {
+		return nil, invalid("SRS handle is not live (dropped, or not from create_SRS)")
+	}
+	return h.srs, nil
+}
+
+// srsHandle is one host reference to an SRS.
+type srsHandle struct{ srs *service.SRS }
+
+//export create_SRS
+func create_SRS(ret *C.SRS, path *C.char, cache C.bool) C.RustError {
+	return rustError(guard(func() error {
+		if ret == nil {
+			return invalid("ret is NULL")
+		}
+		p, err := goString(path, "srs_path")
+		if err != nil {
+			return err
+		}
+		h, err := get().OpenSRS(p, bool(cache))
+		if err != nil {
+			return err
+		}
+		ret.ptr = newHandle(&srsHandle{srs: h})
+		return nil
+	}))
+}
+
+//export evict_SRS
+func evict_SRS(s *C.SRS) {
+	_ = guard(func() error {
+		h, err := srsOf(s)
+		if err == nil {
+			get().EvictSRS(h)
+		}
+		return err
+	})
+}
+
+//export drop_SRS
+func drop_SRS(s *C.SRS) {
+	_ = guard(func() error {
+		h, err := srsOf(s)
+		if err == nil {
+			get().DropSRS(h)
+			release(unsafe.Pointer(s.ptr))
+			s.ptr = nil
+		}
+		return err
+	})
+}
+
+//export clone_SRS
+func clone_SRS(s *C.SRS) C.SRS {
+	var out C.SRS
+	_ = guard(func() error {
+		h, err := srsOf(s)
+		if err == nil {
+			out.ptr = newHandle(&srsHandle{srs: get().CloneSRS(h)})
+		}
+		return err
+	})
+	return out
+}
+
+// assignments converts the host's Assignment array without copying.
+func assignments(provers *C.Assignment, n C.size_t) ([]*groth16.Assignment, error) {
+	if provers == nil || n == 0 {
+		return nil, invalid("no provers")
+	}
+	var out []*groth16.Assignment
+	for i, p := range unsafe.Slice(provers, int(n)) {
+		if p.a == nil || p.b == nil || p.c == nil || (p.inp_assignment_data == nil && p.inp_assignment_size > 0) ||
+			(p.aux_assignment_data == nil && p.aux_assignment_size > 0) ||
+			(p.a_aux_density == nil && p.a_aux_bit_len > 0) || (p.b_inp_density == nil && p.b_inp_bit_len > 0) ||
+			(p.b_aux_density == nil && p.b_aux_bit_len > 0) {
+			return nil, invalid("prover %d: NULL pointer with a non-zero size", i)
+		}
+		words := func(w *C.uint64_t, bits C.size_t) []uint64 {
+			if w == nil {
+				return nil
+			}
+			return unsafe.Slice((*uint64)(unsafe.Pointer(w)), (int(bits)+63)/64)
+		}
+		var d r1cs.Density
+		var err error
+		if d.AAux, err = service.Bitmap("a_aux", words(p.a_aux_density, p.a_aux_bit_len), int(p.a_aux_bit_len), int(p.a_aux_popcount)); err != nil {
+			return nil, err
+		}
+		if d.BInput, err = service.Bitmap("b_inp", words(p.b_inp_density, p.b_inp_bit_len), int(p.b_inp_bit_len), int(p.b_inp_popcount)); err != nil {
+			return nil, err
+		}
+		if d.BAux, err = service.Bitmap("b_aux", words(p.b_aux_density, p.b_aux_bit_len), int(p.b_aux_bit_len), int(p.b_aux_popcount)); err != nil {
+			return nil, err
+		}
+		out = append(out, &groth16.Assignment{
+			A:       service.ElementsAt(unsafe.Pointer(p.a), int(p.abc_size)),
+			B:       service.ElementsAt(unsafe.Pointer(p.b), int(p.abc_size)),
+			C:       service.ElementsAt(unsafe.Pointer(p.c), int(p.abc_size)),
+			Inputs:  service.ElementsAt(unsafe.Pointer(p.inp_assignment_data), int(p.inp_assignment_size)),
+			Aux:     service.ElementsAt(unsafe.Pointer(p.aux_assignment_data), int(p.aux_assignment_size)),
+			Density: &d,
+		})
+	}
+	return out, nil
+}
+
+func lockOf(p unsafe.Pointer) (sync.Locker, error) {
+	if p == nil {
+		return &processLock, nil
+	}
+	m, ok := lookup(p).(*sync.Mutex)
+	if !ok {
+		return nil, invalid("gpu_mtx is not from create_gpu_mutex")
+	}
+	return m, nil
+}
+
+// start validates and submits; the proofs come from the pending handle.
+func start(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int) (*service.Pending, error) {
+	h, err := srsOf(srs)
+	if err != nil {
+		return nil, err
+	}
+	asgs, err := assignments(provers, n)
+	if err != nil {
+		return nil, err
+	}
+	if rs == nil || ss == nil {
+		return nil, invalid("r_s or s_s is NULL")
+	}
+	if gpuIndex < -1 {
+		return nil, invalid("gpu_index %d", int(gpuIndex))
+	}
+	lock, err := lockOf(mtx)
+	if err != nil {
+		return nil, err
+	}
+	r := service.ElementsAt(unsafe.Pointer(rs), int(n))
+	s := service.ElementsAt(unsafe.Pointer(ss), int(n))
+	return get().StartAssignments(h, asgs, r, s, lock)
+}
+
+func writeProofs(dst *C.groth16_proof, proofs []params.Proof) {
+	out := unsafe.Slice((*params.Proof)(unsafe.Pointer(dst)), len(proofs))
+	copy(out, proofs)
+}
+
+//export generate_groth16_proofs_c
+func generate_groth16_proofs_c(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, proofs *C.groth16_proof, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int) C.RustError {
+	return rustError(guard(func() error {
+		if proofs == nil {
+			return invalid("proofs is NULL")
+		}
+		p, err := start(provers, n, rs, ss, srs, mtx, gpuIndex)
+		if err != nil {
+			return err
+		}
+		out, err := p.Finalize()
+		if err != nil {
+			return err
+		}
+		writeProofs(proofs, out)
+		return nil
+	}))
+}
+
+//export generate_groth16_proofs_start_c
+func generate_groth16_proofs_start_c(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int, pendingOut *unsafe.Pointer) C.RustError {
+	return rustError(guard(func() error {
+		if pendingOut == nil {
+			return invalid("pending_out is NULL")
+		}
+		p, err := start(provers, n, rs, ss, srs, mtx, gpuIndex)
+		if err != nil {
+			return err
+		}
+		*pendingOut = newHandle(p)
+		return nil
+	}))
+}
+
+//export finalize_groth16_proof_c
+func finalize_groth16_proof_c(pending unsafe.Pointer, proofs *C.groth16_proof) C.RustError {
+	return rustError(guard(func() error {
+		p, ok := lookup(pending).(*service.Pending)
+		if !ok {
+			return invalid("pending is not a live handle from generate_groth16_proofs_start_c")
+		}
+		if proofs == nil {
+			return invalid("proofs is NULL")
+		}
+		defer release(pending)
+		out, err := p.Finalize()
+		if err != nil {
+			return err
+		}
+		writeProofs(proofs, out)
+		return nil
+	}))
+}
+
+//export destroy_pending_proof
+func destroy_pending_proof(pending unsafe.Pointer) {
+	_ = guard(func() error {
+		if p, ok := lookup(pending).(*service.Pending); ok {
+			p.Destroy()
+			release(pending)
+		}
+		return nil
+	})
+}
