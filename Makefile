@@ -1,31 +1,49 @@
 # cuzk — Groth16 proving engine for BLS12-381 and Filecoin.
 #
-#   make          build bin/cuzk
+#   make          build bin/cuzk and build/libcuzk.so (with its headers)
 #   make demo     prove and verify the built-in 2^16-constraint circuit
-#   make test     vet, unit tests, race tests, snarkjs/circom2 cross-check
+#   make test     vet, unit tests, race tests, C/Rust/Python binding tests,
+#                 snarkjs/circom2 cross-check
 #   make bench    prover benchmarks (slow; results go in BENCHMARKS.md)
+#   make install PREFIX=/usr/local   library, headers and cuzk.pc
 
 GO      ?= go
 # go-nvml's cgo wrappers call deprecated NVML functions; keep the build quiet.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 BIN     := bin
+BUILD   := build
+PREFIX  ?= /usr/local
+VERSION := 0.1.0
 PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/
 
-.PHONY: all build demo test vet test-go test-race test-snarkjs bench clean FORCE
+.PHONY: all build lib demo test vet test-go test-race test-c test-rust test-python test-snarkjs bench install clean FORCE
 
-all: build
+all: build lib
 
 build: $(BIN)/cuzk
 
 $(BIN)/cuzk: FORCE
 	$(GO) build -o $@ ./core/cmd/cuzk
 
+# libcuzk.so from capi/ (-buildmode=c-shared), with the hand-written headers
+# beside it (Go's generated header is not installed).
+lib: FORCE
+	$(GO) build -buildmode=c-shared -o $(BUILD)/libcuzk.so ./capi
+	rm -f $(BUILD)/libcuzk.h
+	cp include/cuzk.h include/supraseal_c2.h $(BUILD)/
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(BUILD)/libcuzk.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/cuzk.h include/supraseal_c2.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' cuzk.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cuzk.pc
+
 demo: build
 	./$(BIN)/cuzk demo
 
-test: vet test-go test-race test-snarkjs
+test: vet test-go test-race test-c test-rust test-python test-snarkjs
 
 vet:
 	$(GO) vet $(PKGS)
@@ -37,6 +55,15 @@ test-go:
 test-race:
 	$(GO) test -count=1 -race -short $(RACE)
 
+test-c: build lib
+	tests/c/run.sh
+
+test-rust: build lib
+	tests/rust/run.sh
+
+test-python: build lib
+	tests/python/run.sh
+
 test-snarkjs: build
 	tests/snarkjs/run.sh $(BIN)/cuzk
 
@@ -46,6 +73,6 @@ bench:
 	$(GO) test -run='^$$' $(BENCH_ARGS) -timeout=60m ./core/groth16/
 
 clean:
-	rm -rf $(BIN) tests/snarkjs/work tests/snarkjs/node_modules
+	rm -rf $(BIN) $(BUILD) tests/*/work tests/snarkjs/node_modules bindings/rust/target
 
 FORCE:

@@ -20,6 +20,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/engine"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 )
@@ -342,4 +343,19 @@ func cuzk_metrics_text() *C.char {
 //export cuzk_set_throttle
 func cuzk_set_throttle(raised C.int) {
 	_ = guard(func() error { get().Throttle().SetHost(raised != 0); return nil })
+}
+
+//export cuzk_proof_compress
+func cuzk_proof_compress(in unsafe.Pointer, n C.size_t, out *C.uint8_t) C.cuzk_error {
+	return toC(guard(func() error {
+		if in == nil || out == nil || n == 0 {
+			return invalid("NULL proofs or output, or no proofs")
+		}
+		enc, err := service.CompressProofs(unsafe.Slice((*params.Proof)(in), int(n)))
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(out)), len(enc)), enc)
+		return nil
+	}))
 }

@@ -182,6 +182,12 @@ void cuzk_result_free(cuzk_result* r);
 cuzk_error cuzk_verify(const char* circuit_id, const uint8_t* proofs, size_t proofs_len,
                        const uint8_t* public_inputs, size_t num_public, uint32_t flags);
 
+/* Converts proofs in supraseal-c2's in-memory layout (groth16_proof,
+ * 384 bytes each: affine A, B, C in Montgomery form) to bellperson's
+ * 192-byte encoding; out has room for 192 * num_proofs bytes. Points off
+ * the curve or outside the subgroup are refused. */
+cuzk_error cuzk_proof_compress(const void* proofs384, size_t num_proofs, uint8_t* out);
+
 /* The engine's status (queue, jobs, devices, memory, throttle) as JSON;
  * NULL on failure. Release with cuzk_free(). */
 char* cuzk_status_json(void);

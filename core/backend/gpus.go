@@ -1,13 +1,8 @@
 package backend
 
-import (
-	"errors"
-	"fmt"
+import "errors"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
-)
-
-// GPU describes a GPU found through NVML.
+// GPU describes a GPU found by discovery (NVML, package nvml).
 type GPU struct {
 	Index     int    `json:"index"`
 	Name      string `json:"name"`
@@ -20,39 +15,8 @@ type GPU struct {
 // loaded (no driver: a machine without an NVIDIA GPU).
 var ErrNoNVML = errors.New("NVIDIA management library (libnvidia-ml.so) not found")
 
-// DiscoverGPUs lists the GPUs NVML reports. Without the NVIDIA library it
-// returns ErrNoNVML and no GPUs; it never fails the process.
-func DiscoverGPUs() (gpus []GPU, err error) {
-	defer func() {
-		// go-nvml loads the library with dlopen; be defensive about
-		// unusual installs.
-		if r := recover(); r != nil {
-			gpus, err = nil, fmt.Errorf("nvml: %v", r)
-		}
-	}()
-	if ret := nvml.Init(); ret != nvml.SUCCESS {
-		if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
-			return nil, ErrNoNVML
-		}
-		return nil, fmt.Errorf("nvml: init: %s", nvml.ErrorString(ret))
-	}
-	defer nvml.Shutdown()
-	n, ret := nvml.DeviceGetCount()
-	if ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("nvml: device count: %s", nvml.ErrorString(ret))
-	}
-	for i := 0; i < n; i++ {
-		dev, ret := nvml.DeviceGetHandleByIndex(i)
-		if ret != nvml.SUCCESS {
-			return gpus, fmt.Errorf("nvml: device %d: %s", i, nvml.ErrorString(ret))
-		}
-		g := GPU{Index: i}
-		g.Name, _ = dev.GetName()
-		g.UUID, _ = dev.GetUUID()
-		if mem, ret := dev.GetMemoryInfo(); ret == nvml.SUCCESS {
-			g.VRAMTotal, g.VRAMFree = mem.Total, mem.Free
-		}
-		gpus = append(gpus, g)
-	}
-	return gpus, nil
-}
+// Discover lists GPUs. Discovery is injected (package nvml provides one
+// through go-nvml) because go-nvml leaves NVML's symbols for the dynamic
+// loader to resolve, which a shared library such as libcuzk.so cannot
+// ship: its hosts would fail to link.
+type Discover func() ([]GPU, error)

@@ -27,6 +27,9 @@ type Options struct {
 	// Devices replaces device discovery (tests, benchmarks): one device
 	// per backend, each with gpus.workers_per_device workers.
 	Devices []backend.Backend
+	// DiscoverGPUs lists the machine's GPUs (package nvml provides one);
+	// nil means none are looked for.
+	DiscoverGPUs backend.Discover
 }
 
 // device is a GPU or the CPU, with its interlock and workers.
@@ -111,7 +114,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if e.throttle == nil {
 		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D())
 	}
-	if err := e.setupDevices(opt.Devices); err != nil {
+	if err := e.setupDevices(opt.Devices, opt.DiscoverGPUs); err != nil {
 		e.pool.close()
 		return nil, err
 	}
@@ -134,14 +137,18 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) setupDevices(given []backend.Backend) error {
+func (e *Engine) setupDevices(given []backend.Backend, discover backend.Discover) error {
 	if len(given) > 0 {
 		for _, be := range given {
 			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		}
 		return nil
 	}
-	gpus, err := backend.DiscoverGPUs()
+	var gpus []backend.GPU
+	err := errNoDiscovery
+	if discover != nil {
+		gpus, err = discover()
+	}
 	switch {
 	case e.cfg.GPUs.Required && err != nil:
 		return fmt.Errorf("engine: gpus.required is set but GPU discovery failed: %w", err)
@@ -166,6 +173,8 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+var errNoDiscovery = errors.New("GPU discovery not configured")
 
 // Throttle returns the engine's bandwidth throttle (the host may raise it).
 func (e *Engine) Throttle() *throttle.Throttle { return e.throttle }

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
-	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/throttle"
 )
 

@@ -163,3 +163,14 @@ func (p *Pending) Destroy() {
 	})
 }
 
+// CompressProofs encodes in-memory proofs (supraseal-c2's layout) as
+// bellperson's bytes, refusing points off the curve or the subgroup.
+func CompressProofs(proofs []params.Proof) ([]byte, error) {
+	for i := range proofs {
+		p := &proofs[i]
+		if !p.A.IsInSubGroup() || !p.B.IsInSubGroup() || !p.C.IsInSubGroup() {
+			return nil, errorf(InvalidArgument, "cuzk: proof %d: a point is not on the curve or not in the subgroup", i)
+		}
+	}
+	return params.EncodeProofs(proofs), nil
+}

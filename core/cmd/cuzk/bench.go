@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cuzk/cuzk/core/backend/nvml"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
@@ -65,7 +66,7 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	e, err := engine.New(cfg, engine.Options{})
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover})
 	if err != nil {
 		return inputErr(err)
 	}
@@ -74,9 +75,9 @@ func runBench(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "bench: %d proofs × %d partitions of %d constraints (domain 2^%d, %d aux), concurrency %d, %d core(s)\n",
 		*proofs, *parts, cs.NumConstraints, log2(cs.DomainSize()), cs.NumAux, *conc, config.Threads(0))
 	var (
-		mu      sync.Mutex
-		reports []engine.PartitionReport
-		results [][]params.Proof
+		mu       sync.Mutex
+		reports  []engine.PartitionReport
+		results  [][]params.Proof
 		firstErr error
 	)
 	next := make(chan int, *proofs)

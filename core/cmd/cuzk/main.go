@@ -40,12 +40,14 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"setup":          {"generate development parameters for a circuit (INSECURE: seeded)", runSetup},
-	"prove":          {"prove a circuit with a witness", runProve},
-	"verify":         {"verify a proof (exit 0 valid, 1 invalid, 2 bad input)", runVerify},
-	"export-snarkjs": {"write verification_key.json, proof.json and public.json for snarkjs", runExport},
-	"demo":           {"set up, prove and verify a built-in 2^16-constraint circuit and print stage timings", runDemo},
-	"bench":          {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
+	"setup":           {"generate development parameters for a circuit (INSECURE: seeded)", runSetup},
+	"prove":           {"prove a circuit with a witness", runProve},
+	"verify":          {"verify a proof (exit 0 valid, 1 invalid, 2 bad input)", runVerify},
+	"export-snarkjs":  {"write verification_key.json, proof.json and public.json for snarkjs", runExport},
+	"demo":            {"set up, prove and verify a built-in 2^16-constraint circuit and print stage timings", runDemo},
+	"bench":           {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
+	"dump-assignment": {"write the assignment-level inputs of one proof (a, b, c, witness, density bitmaps) for drop-in integrations", runDump},
+	"generate":        {"write a synthetic PoRep-shaped circuit and witness (circom formats)", runGenerate},
 }
 
 func usage(w io.Writer) {
@@ -56,7 +58,7 @@ func usage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-15s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-16s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'cuzk <command> -h' for its flags.")
 }

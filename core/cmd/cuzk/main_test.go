@@ -123,3 +123,31 @@ func TestBenchSmall(t *testing.T) {
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "at least 1")
 }
+
+func TestGenerateAndDump(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	code, _, errs := cli(t, "generate", "--constraints", "256", "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"))
+	require.Equal(t, 0, code, errs)
+	code, _, errs = cli(t, "setup", "--r1cs", p("c.r1cs"), "--out", p("c.params"))
+	require.Equal(t, 0, code, errs)
+	code, _, errs = cli(t, "dump-assignment", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump"))
+	require.Equal(t, 0, code, errs)
+	var meta assignmentMeta
+	data, err := os.ReadFile(p("dump/assignment.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &meta))
+	cs, err := r1cs.Open(p("c.r1cs"))
+	require.NoError(t, err)
+	require.Equal(t, cs.Rows(), meta.ABCSize)
+	require.Equal(t, cs.Density.AAux.Count(), meta.AAuxPopcount)
+	a, err := os.ReadFile(p("dump/a.bin"))
+	require.NoError(t, err)
+	require.Len(t, a, 32*cs.Rows())
+	aux, err := os.ReadFile(p("dump/aux.bin"))
+	require.NoError(t, err)
+	require.Len(t, aux, 32*cs.NumAux)
+	bm, err := os.ReadFile(p("dump/b_aux_density.bin"))
+	require.NoError(t, err)
+	require.Len(t, bm, 8*((cs.NumAux+63)/64))
+}

@@ -1,0 +1,50 @@
+// Package nvml discovers GPUs through NVIDIA's management library with
+// go-nvml, for executables (the cuzk command). It is not linked into
+// libcuzk.so: go-nvml leaves NVML's symbols to the dynamic loader, which
+// would make every host of the shared library fail to link.
+package nvml
+
+import (
+	"fmt"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/cuzk/cuzk/core/backend"
+)
+
+// Discover lists the GPUs NVML reports (a backend.Discover). Without the NVIDIA library it
+// returns ErrNoNVML and no GPUs; it never fails the process.
+func Discover() (gpus []backend.GPU, err error) {
+	defer func() {
+		// go-nvml loads the library with dlopen; be defensive about
+		// unusual installs.
+		if r := recover(); r != nil {
+			gpus, err = nil, fmt.Errorf("nvml: %v", r)
+		}
+	}()
+	if ret := nvml.Init(); ret != nvml.SUCCESS {
+		if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
+			return nil, backend.ErrNoNVML
+		}
+		return nil, fmt.Errorf("nvml: init: %s", nvml.ErrorString(ret))
+	}
+	defer nvml.Shutdown()
+	n, ret := nvml.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		return nil, fmt.Errorf("nvml: device count: %s", nvml.ErrorString(ret))
+	}
+	for i := 0; i < n; i++ {
+		dev, ret := nvml.DeviceGetHandleByIndex(i)
+		if ret != nvml.SUCCESS {
+			return gpus, fmt.Errorf("nvml: device %d: %s", i, nvml.ErrorString(ret))
+		}
+		g := backend.GPU{Index: i}
+		g.Name, _ = dev.GetName()
+		g.UUID, _ = dev.GetUUID()
+		if mem, ret := dev.GetMemoryInfo(); ret == nvml.SUCCESS {
+			g.VRAMTotal, g.VRAMFree = mem.Total, mem.Free
+		}
+		gpus = append(gpus, g)
+	}
+	return gpus, nil
+}

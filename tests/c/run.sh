@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the C tests against build/libcuzk.so and runs them on a generated
+# fixture. usage: tests/c/run.sh  (after make lib)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$root/tests/c/work
+rm -rf "$work" && mkdir -p "$work"
+cuzk=$root/bin/cuzk
+"$cuzk" generate --constraints 1024 --dense 0.3 --r1cs "$work/c.r1cs" --wtns "$work/w.wtns" >/dev/null
+"$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 3 >/dev/null
+"$cuzk" dump-assignment --params "$work/c.params" --r1cs "$work/c.r1cs" --wtns "$work/w.wtns" --out "$work" >/dev/null
+head -c 1000 "$work/c.params" >"$work/corrupt.params"
+cc=${CC:-cc}
+flags=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$root/include" -L"$root/build" -Wl,-rpath,"$root/build")
+"$cc" "${flags[@]}" "$root/tests/c/cuzk_api.c" -lcuzk -o "$work/cuzk_api"
+"$cc" "${flags[@]}" "$root/tests/c/supraseal.c" -lcuzk -lpthread -o "$work/supraseal"
+# Every symbol of both headers is exported.
+missing=0
+exported=$(nm -D --defined-only "$root/build/libcuzk.so")
+for sym in $(grep -ohE '\b(cuzk_[a-z_]+|create_gpu_mutex|destroy_gpu_mutex|create_SRS|evict_SRS|drop_SRS|clone_SRS|generate_groth16_proofs_c|generate_groth16_proofs_start_c|finalize_groth16_proof_c|destroy_pending_proof)\(' "$root/include/cuzk.h" "$root/include/supraseal_c2.h" | tr -d '(' | sort -u); do
+  grep -qw "$sym" <<<"$exported" || { echo "FAIL: $sym not exported"; missing=1; }
+done
+[ $missing -eq 0 ] && echo "nm -D: every header symbol is exported"
+"$work/cuzk_api" "$work"
+"$work/supraseal" "$work"
+exit $missing
