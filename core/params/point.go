@@ -29,10 +29,8 @@ var (
 
 // Flag bits of the first byte (zcash serialisation).
 const (
-	flagMask       = 0xe0
-	flagCompressed = 0x80
-	flagInfinity   = 0x40
-	flagLargestY   = 0x20
+	flagMask     = 0xe0
+	flagInfinity = 0x40
 )
 
 func allZero(first byte, rest []byte) bool {
@@ -47,21 +45,30 @@ func allZero(first byte, rest []byte) bool {
 	return true
 }
 
+// infinity reads the flag bits of an uncompressed point of size bytes: it
+// reports a well-formed point at infinity, or an error for flags that an
+// uncompressed finite point cannot carry.
+func infinity(buf []byte, size int) (bool, error) {
+	switch buf[0] & flagMask {
+	case flagInfinity:
+		if !allZero(buf[0]&^flagMask, buf[1:size]) {
+			return false, ErrBadInfinity
+		}
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, ErrFlags
+}
+
 // decodeG1 reads an uncompressed G1 point from buf[:96]. It checks the
 // encoding, that the point is on the curve and, when subgroup is set, that
 // it lies in the prime-order subgroup.
 func decodeG1(buf []byte, p *bls.G1Affine, subgroup bool) error {
-	switch buf[0] & flagMask {
-	case flagInfinity:
-		if !allZero(buf[0]&^flagMask, buf[1:G1Uncompressed]) {
-			return ErrBadInfinity
-		}
+	if inf, err := infinity(buf, G1Uncompressed); inf || err != nil {
 		p.X.SetZero()
 		p.Y.SetZero()
-		return nil
-	case 0:
-	default:
-		return ErrFlags
+		return err
 	}
 	if err := p.X.SetBytesCanonical(buf[0:48]); err != nil {
 		return ErrCoordinate
@@ -83,17 +90,10 @@ func decodeG1(buf []byte, p *bls.G1Affine, subgroup bool) error {
 // decodeG2 reads an uncompressed G2 point from buf[:192]: x.c1, x.c0, y.c1,
 // y.c0, each 48 bytes big-endian.
 func decodeG2(buf []byte, p *bls.G2Affine, subgroup bool) error {
-	switch buf[0] & flagMask {
-	case flagInfinity:
-		if !allZero(buf[0]&^flagMask, buf[1:G2Uncompressed]) {
-			return ErrBadInfinity
-		}
+	if inf, err := infinity(buf, G2Uncompressed); inf || err != nil {
 		p.X.SetZero()
 		p.Y.SetZero()
-		return nil
-	case 0:
-	default:
-		return ErrFlags
+		return err
 	}
 	coords := [4]*fp.Element{&p.X.A1, &p.X.A0, &p.Y.A1, &p.Y.A0}
 	for i, c := range coords {

@@ -4,11 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$root/tests/c/work
-rm -rf "$work" && mkdir -p "$work"
-cuzk=$root/bin/cuzk
-"$cuzk" generate --constraints 1024 --dense 0.3 --r1cs "$work/c.r1cs" --wtns "$work/w.wtns" >/dev/null
-"$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 3 >/dev/null
-"$cuzk" dump-assignment --params "$work/c.params" --r1cs "$work/c.r1cs" --wtns "$work/w.wtns" --out "$work" >/dev/null
+source "$root/tests/fixture.sh"
+make_fixture "$work" 1024 3
 head -c 1000 "$work/c.params" >"$work/corrupt.params"
 cc=${CC:-cc}
 flags=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$root/include" -L"$root/build" -Wl,-rpath,"$root/build")

@@ -12,7 +12,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/groth16"
-	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
@@ -41,17 +40,9 @@ func runDump(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cs, err := loadCircuit(*circuit)
+	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, false)
 	if err != nil {
 		return err
-	}
-	w, err := cs.ReadCircomWitness(*wtns)
-	if err != nil {
-		return inputErr(err)
-	}
-	pk, err := params.ReadProvingKey(*pkPath, params.Options{})
-	if err != nil {
-		return inputErr(err)
 	}
 	if err := groth16.CheckKey(pk, cs); err != nil {
 		return inputErr(err)

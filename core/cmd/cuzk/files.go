@@ -48,3 +48,34 @@ func writeFile(path string, data []byte) error {
 	}
 	return nil
 }
+
+// loadProveInputs reads a circuit, its witness and its parameters.
+func loadProveInputs(circuit, wtns, pkPath string, trusted bool) (*r1cs.R1CS, *r1cs.Witness, *params.ProvingKey, error) {
+	cs, err := loadCircuit(circuit)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	w, err := cs.ReadCircomWitness(wtns)
+	if err != nil {
+		return nil, nil, nil, inputErr(err)
+	}
+	pk, err := params.ReadProvingKey(pkPath, params.Options{SkipSubgroupCheck: trusted})
+	if err != nil {
+		return nil, nil, nil, inputErr(err)
+	}
+	return cs, w, pk, nil
+}
+
+// loadVerifyInputs reads a verifying key, one proof and public inputs.
+func loadVerifyInputs(vkPath, proofPath, public string) (*params.VerifyingKey, *params.Proof, []fr.Element, error) {
+	vk, err := params.ReadVerifyingKey(vkPath, params.Options{})
+	if err != nil {
+		return nil, nil, nil, inputErr(err)
+	}
+	proof, err := loadProof(proofPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pub, err := loadPublic(public)
+	return vk, proof, pub, err
+}

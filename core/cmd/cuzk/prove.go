@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/cuzk/cuzk/core/groth16"
-	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
 )
 
@@ -25,17 +24,9 @@ func runProve(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cs, err := loadCircuit(*circuit)
+	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, *trusted)
 	if err != nil {
 		return err
-	}
-	w, err := cs.ReadCircomWitness(*wtns)
-	if err != nil {
-		return inputErr(err)
-	}
-	pk, err := params.ReadProvingKey(*pkPath, params.Options{SkipSubgroupCheck: *trusted})
-	if err != nil {
-		return inputErr(err)
 	}
 	proof, rep, err := groth16.Prove(pk, cs, w, groth16.Options{})
 	if err != nil {
@@ -70,15 +61,7 @@ func runVerify(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
 		return err
 	}
-	vk, err := params.ReadVerifyingKey(*vkPath, params.Options{})
-	if err != nil {
-		return inputErr(err)
-	}
-	proof, err := loadProof(*proofPath)
-	if err != nil {
-		return err
-	}
-	pub, err := loadPublic(*public)
+	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
 	}
@@ -101,15 +84,7 @@ func runExport(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {
 		return err
 	}
-	vk, err := params.ReadVerifyingKey(*vkPath, params.Options{})
-	if err != nil {
-		return inputErr(err)
-	}
-	proof, err := loadProof(*proofPath)
-	if err != nil {
-		return err
-	}
-	pub, err := loadPublic(*public)
+	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
 	}
