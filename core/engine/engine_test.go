@@ -267,13 +267,21 @@ func TestInterlockAndThrottle(t *testing.T) {
 
 	one := oneWorker(testConfig())
 	be1 := &hookBackend{name: "fake1"}
-	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}})
-	var outside []bool
-	be1.onG2 = func() { outside = append(outside, e1.devices[0].lock.holder.Load() == -1) }
+	th1 := throttle.New(true, 20*time.Microsecond)
+	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, Throttle: th1})
+	var outside, raisedInG2, raisedInH []bool
+	be1.onG2 = func() {
+		outside = append(outside, e1.devices[0].lock.holder.Load() == -1)
+		raisedInG2 = append(raisedInG2, th1.Raised())
+	}
+	be1.onH = func() { raisedInH = append(raisedInH, th1.Raised()) }
 	req := f.request("", 2, Normal)
 	_, _, err := e1.Prove(context.Background(), req)
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, true}, outside, "G2 runs with the interlock released")
+	require.Equal(t, []bool{true, true}, raisedInG2, "throttle raised while G2 runs")
+	require.Equal(t, []bool{false, false}, raisedInH, "and only then")
+	require.False(t, th1.Raised())
 }
 
 func TestMatVecYieldsWhileThrottled(t *testing.T) {

@@ -41,6 +41,122 @@ static int32_t failing_cb(void* user, size_t p, uint8_t* in, size_t nin, uint8_t
     return 42;
 }
 
+/* Reads a circom .r1cs file (version 1) into CSR matrices: the test of
+ * cuzk_register_circuit_matrices registers the fixture circuit this way and
+ * proves with it. Coefficients stay canonical little-endian. */
+typedef struct {
+    uint64_t* row_ptr[3];
+    uint32_t* col[3];
+    uint8_t* coeff[3];
+    size_t nnz[3];
+    size_t wires, inputs, constraints;
+} csr;
+
+static int read_circom(const char* path_dir, csr* m) {
+    size_t len;
+    uint8_t* f = read_file(path_dir, "c.r1cs", &len);
+    uint32_t nsec;
+    memcpy(&nsec, f + 8, 4);
+    size_t off = 12;
+    uint8_t* hdr = NULL;
+    uint8_t* cons = NULL;
+    for (uint32_t i = 0; i < nsec; i++) {
+        uint32_t type;
+        uint64_t size;
+        memcpy(&type, f + off, 4);
+        memcpy(&size, f + off + 4, 8);
+        if (type == 1) hdr = f + off + 12;
+        if (type == 2) cons = f + off + 12;
+        off += 12 + size;
+    }
+    if (!hdr || !cons) return 0;
+    uint32_t w, out, pub, nc;
+    memcpy(&w, hdr + 36, 4);
+    memcpy(&out, hdr + 40, 4);
+    memcpy(&pub, hdr + 44, 4);
+    memcpy(&nc, hdr + 60, 4);
+    m->wires = w;
+    m->inputs = 1 + out + pub;
+    m->constraints = nc;
+    /* Two passes: count the terms, then fill. */
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t* p = cons;
+        for (int k = 0; k < 3; k++) m->nnz[k] = 0;
+        for (uint32_t r = 0; r < nc; r++) {
+            for (int k = 0; k < 3; k++) {
+                uint32_t n;
+                memcpy(&n, p, 4);
+                p += 4;
+                if (pass) m->row_ptr[k][r] = m->nnz[k];
+                for (uint32_t t = 0; t < n; t++) {
+                    if (pass) {
+                        memcpy(&m->col[k][m->nnz[k]], p, 4);
+                        memcpy(m->coeff[k] + 32 * m->nnz[k], p + 4, 32);
+                    }
+                    m->nnz[k]++;
+                    p += 36;
+                }
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            if (!pass) {
+                m->row_ptr[k] = malloc(8 * (nc + 1));
+                m->col[k] = malloc(4 * (m->nnz[k] + 1));
+                m->coeff[k] = malloc(32 * (m->nnz[k] + 1));
+            } else {
+                m->row_ptr[k][nc] = m->nnz[k];
+            }
+        }
+    }
+    free(f);
+    return 1;
+}
+
+static void register_matrices_test(cuzk_witness* w) {
+    csr m;
+    CHECK(read_circom(dir, &m), "read c.r1cs");
+    cuzk_matrices cm;
+    memset(&cm, 0, sizeof cm);
+    cm.num_inputs = m.inputs;
+    cm.num_aux = m.wires - m.inputs;
+    cm.num_constraints = m.constraints;
+    cuzk_matrix* mats[3] = {&cm.a, &cm.b, &cm.c};
+    for (int k = 0; k < 3; k++) {
+        mats[k]->row_ptr = m.row_ptr[k];
+        mats[k]->col = m.col[k];
+        mats[k]->coeff = m.coeff[k];
+    }
+    cm.flags = CUZK_FLAG_CANONICAL;
+    CHECK(ok(cuzk_register_circuit_matrices("mem", &cm), "register matrices"), "register matrices");
+    char params[4096];
+    snprintf(params, sizeof params, "%s/c.params", dir);
+    CHECK(ok(cuzk_load_params("mem", params, CUZK_FLAG_TRUSTED_PARAMS), "load params for mem"), "load params for mem");
+    cuzk_request req = {0};
+    req.circuit_id = "mem";
+    req.num_partitions = 1;
+    req.witnesses = w;
+    cuzk_result res = {0};
+    CHECK(ok(cuzk_prove(&req, &res), "prove with matrices"), "prove with matrices");
+    CHECK(ok(cuzk_verify("mem", res.proofs, res.proofs_len, w->inputs + 32, w->num_inputs - 1, 0), "verify mem"), "verify mem");
+    cuzk_result_free(&res);
+
+    /* Malformed matrices are refused. */
+    uint32_t saved = m.col[0][0];
+    m.col[0][0] = 1u << 30;
+    expect(cuzk_register_circuit_matrices("bad", &cm), CUZK_ERR_INVALID_ARGUMENT, "column out of range");
+    m.col[0][0] = saved;
+    m.coeff[1][31] = 0xff; /* above the modulus */
+    expect(cuzk_register_circuit_matrices("bad", &cm), CUZK_ERR_INVALID_ARGUMENT, "coefficient out of field");
+    cm.b.row_ptr = NULL;
+    expect(cuzk_register_circuit_matrices("bad", &cm), CUZK_ERR_INVALID_ARGUMENT, "null row_ptr");
+    expect(cuzk_register_circuit_matrices("bad", NULL), CUZK_ERR_INVALID_ARGUMENT, "null matrices");
+    for (int k = 0; k < 3; k++) {
+        free(m.row_ptr[k]);
+        free(m.col[k]);
+        free(m.coeff[k]);
+    }
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s FIXTURE_DIR\n", argv[0]);
@@ -89,6 +205,8 @@ int main(int argc, char** argv) {
     cuzk_free(e.message);
     cuzk_result_free(&res);
     CHECK(res.proofs == NULL, "result_free zeroes");
+
+    register_matrices_test(&w[0]);
 
     /* Async: submit/await, and a witness callback. */
     int calls = 0;

@@ -18,6 +18,12 @@ for sym in $(grep -ohE '\b(cuzk_[a-z_]+|create_gpu_mutex|destroy_gpu_mutex|creat
   grep -qw "$sym" <<<"$exported" || { echo "FAIL: $sym not exported"; missing=1; }
 done
 [ $missing -eq 0 ] && echo "nm -D: every header symbol is exported"
+# make install lays out the library, the headers and a pkg-config file.
+make -s -C "$root" install PREFIX="$work/prefix" >/dev/null
+for f in lib/libcuzk.so include/cuzk.h include/supraseal_c2.h lib/pkgconfig/cuzk.pc; do
+  [ -f "$work/prefix/$f" ] || { echo "FAIL: make install did not write $f"; missing=1; }
+done
+[ "$(PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig pkg-config --libs cuzk 2>/dev/null || grep '^Libs' "$work/prefix/lib/pkgconfig/cuzk.pc")" != "" ] && echo "make install: library, headers, cuzk.pc"
 "$work/cuzk_api" "$work"
 "$work/supraseal" "$work"
 exit $missing
