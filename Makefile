@@ -18,7 +18,7 @@ PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/
 
-.PHONY: all build lib demo test vet test-go test-race test-c test-rust test-python test-snarkjs bench install clean FORCE
+.PHONY: cuda cuda-test-bin all build lib demo test vet test-go test-race test-c test-rust test-python test-snarkjs bench install clean FORCE
 
 all: build lib
 
@@ -33,6 +33,16 @@ lib: FORCE
 	$(GO) build -buildmode=c-shared -o $(BUILD)/libcuzk.so ./capi
 	rm -f $(BUILD)/libcuzk.h
 	cp include/cuzk.h include/supraseal_c2.h $(BUILD)/
+
+# libcuzk_cuda.so where nvcc exists (CUDA_ARCH=sm_90 narrows the targets).
+cuda:
+	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
+	else echo "make cuda: nvcc not found, skipping libcuzk_cuda.so (cuzk runs on its CPU backend)"; fi
+
+# The GPU tests' Go binary, built here and run on the GPU machine by
+# cuda/run-device.sh (the GPU machine has no Go).
+cuda-test-bin:
+	$(GO) test -c -o $(BUILD)/cuda.test ./core/backend/cuda
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -1,0 +1,235 @@
+// Package cuda is the CUDA backend: it loads libcuzk_cuda.so (cuda/) at run
+// time with dlopen, so that cuzk builds and runs on machines without CUDA,
+// and offers its kernels through backend.Backend.
+//
+// What runs on the GPU so far: the NTTs and the quotient h. The MSMs still
+// run on the CPU backend inside this backend (the GPU MSM kernels are the
+// next step of this package's issue); every GPU result is checked against
+// the CPU backend by the tests run on the GPU machine.
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+typedef int (*abi_fn)(void);
+typedef int (*count_fn)(int*, char*, size_t);
+typedef int (*info_fn)(int, char*, size_t, size_t*, size_t*, char*, size_t);
+typedef int (*ntt_fn)(int, void*, size_t, int, int, const void*, char*, size_t);
+typedef int (*h_fn)(int, void*, void*, void*, size_t, const void*, char*, size_t);
+typedef int (*bench_fn)(int, size_t, int, const void*, double*, char*, size_t);
+
+static int call_abi(void* f) { return ((abi_fn)f)(); }
+static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
+static int call_info(void* f, int d, char* name, size_t nl, size_t* t, size_t* fr, char* e, size_t el) {
+	return ((info_fn)f)(d, name, nl, t, fr, e, el);
+}
+static int call_ntt(void* f, int d, void* x, size_t n, int inv, int coset, const void* k, char* e, size_t el) {
+	return ((ntt_fn)f)(d, x, n, inv, coset, k, e, el);
+}
+static int call_h(void* f, int d, void* a, void* b, void* c, size_t n, const void* k, char* e, size_t el) {
+	return ((h_fn)f)(d, a, b, c, n, k, e, el);
+}
+static int call_bench(void* f, int d, size_t n, int r, const void* k, double* ms, char* e, size_t el) {
+	return ((bench_fn)f)(d, n, r, k, ms, e, el);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/ntt"
+)
+
+// ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
+const ABIVersion = 1
+
+// ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
+var ErrNoLibrary = errors.New("CUDA library not loaded")
+
+// Library is a loaded libcuzk_cuda.so.
+type Library struct {
+	path                         string
+	handle                       unsafe.Pointer
+	count, info, ntt, h, benchFn unsafe.Pointer
+}
+
+// Open loads the library at path.
+func Open(path string) (*Library, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	h := C.dlopen(cpath, C.RTLD_NOW|C.RTLD_LOCAL)
+	if h == nil {
+		return nil, fmt.Errorf("cuda: %w: %s", ErrNoLibrary, C.GoString(C.dlerror()))
+	}
+	l := &Library{path: path, handle: h}
+	sym := func(name string) (unsafe.Pointer, error) {
+		cn := C.CString(name)
+		defer C.free(unsafe.Pointer(cn))
+		p := C.dlsym(h, cn)
+		if p == nil {
+			return nil, fmt.Errorf("cuda: %s: missing symbol %s", path, name)
+		}
+		return p, nil
+	}
+	abi, err := sym("cuzk_cuda_abi_version")
+	if err != nil {
+		C.dlclose(h)
+		return nil, err
+	}
+	if v := int(C.call_abi(abi)); v != ABIVersion {
+		C.dlclose(h)
+		return nil, fmt.Errorf("cuda: %s implements ABI %d, this build needs %d", path, v, ABIVersion)
+	}
+	for _, s := range []struct {
+		name string
+		dst  *unsafe.Pointer
+	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
+		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}} {
+		if *s.dst, err = sym(s.name); err != nil {
+			C.dlclose(h)
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+const errLen = 1024
+
+// call runs fn with an error buffer and converts a failure.
+func call(what string, fn func(e *C.char) C.int) error {
+	buf := (*C.char)(C.malloc(errLen))
+	defer C.free(unsafe.Pointer(buf))
+	*buf = 0
+	if rc := fn(buf); rc != 0 {
+		return fmt.Errorf("cuda: %s: %s (code %d)", what, C.GoString(buf), int(rc))
+	}
+	return nil
+}
+
+// Devices lists the GPUs the library sees.
+func (l *Library) Devices() ([]backend.GPU, error) {
+	var n C.int
+	if err := call("device count", func(e *C.char) C.int { return C.call_count(l.count, &n, e, errLen) }); err != nil {
+		return nil, err
+	}
+	gpus := make([]backend.GPU, 0, int(n))
+	name := (*C.char)(C.malloc(256))
+	defer C.free(unsafe.Pointer(name))
+	for i := 0; i < int(n); i++ {
+		var total, free C.size_t
+		err := call("device info", func(e *C.char) C.int {
+			return C.call_info(l.info, C.int(i), name, 256, &total, &free, e, errLen)
+		})
+		if err != nil {
+			return gpus, err
+		}
+		gpus = append(gpus, backend.GPU{Index: i, Name: C.GoString(name), VRAMTotal: uint64(total), VRAMFree: uint64(free)})
+	}
+	return gpus, nil
+}
+
+// consts is the domain constants block of cuzk_cuda.h.
+type consts struct {
+	omega, omegaInv, nInv, g, gInv, zInv fr.Element
+}
+
+var constCache sync.Map // n -> *consts
+
+func domainConsts(n int) *consts {
+	if c, ok := constCache.Load(n); ok {
+		return c.(*consts)
+	}
+	d := ntt.Domain(n)
+	c := &consts{omega: d.Generator, omegaInv: d.GeneratorInv, nInv: d.CardinalityInv,
+		g: d.FrMultiplicativeGen, gInv: d.FrMultiplicativeGenInv}
+	var gn fr.Element
+	gn.Exp(c.g, new(big.Int).SetUint64(uint64(n)))
+	one := fr.One()
+	c.zInv.Sub(&gn, &one).Inverse(&c.zInv)
+	constCache.Store(n, c)
+	return c
+}
+
+// Backend runs NTTs and h on one GPU; the MSMs run on the embedded CPU
+// backend until the GPU MSM lands.
+type Backend struct {
+	lib *Library
+	dev int
+	cpu cpu.Backend
+}
+
+// NewBackend returns the backend for device dev.
+func NewBackend(lib *Library, dev int, cpuTasks int) *Backend {
+	return &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}}
+}
+
+// Name returns "cuda:<device>".
+func (b *Backend) Name() string { return fmt.Sprintf("cuda:%d", b.dev) }
+
+func ptr(v []fr.Element) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(v)) }
+
+// H computes h on the GPU.
+func (b *Backend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
+	n := len(a)
+	if len(bb) != n || len(c) != n {
+		return nil, fmt.Errorf("cuda: h: a, b, c of %d/%d/%d elements", n, len(bb), len(c))
+	}
+	k := domainConsts(n)
+	err := call("ntt_h", func(e *C.char) C.int {
+		return C.call_h(b.lib.h, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), e, errLen)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a[:n-1], nil
+}
+
+// NTT transforms x in place on the GPU (natural order in and out).
+func (b *Backend) NTT(x []fr.Element, inverse, coset bool) error {
+	k := domainConsts(len(x))
+	return call("ntt", func(e *C.char) C.int {
+		return C.call_ntt(b.lib.ntt, C.int(b.dev), ptr(x), C.size_t(len(x)), cbool(inverse), cbool(coset), unsafe.Pointer(k), e, errLen)
+	})
+}
+
+// BenchNTT returns the median milliseconds of reps forward NTTs of size n
+// on device-resident data.
+func (b *Backend) BenchNTT(n, reps int) (float64, error) {
+	k := domainConsts(n)
+	var ms C.double
+	err := call("bench ntt", func(e *C.char) C.int {
+		return C.call_bench(b.lib.benchFn, C.int(b.dev), C.size_t(n), C.int(reps), unsafe.Pointer(k), &ms, e, errLen)
+	})
+	return float64(ms), err
+}
+
+func cbool(v bool) C.int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// MSMG1 runs on the CPU for now.
+func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	return b.cpu.MSMG1(points, scalars)
+}
+
+// MSMG2 runs on the CPU for now.
+func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	return b.cpu.MSMG2(points, scalars, threads)
+}

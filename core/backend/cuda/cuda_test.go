@@ -1,0 +1,181 @@
+package cuda
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/ntt"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/synthetic"
+)
+
+// The GPU tests need libcuzk_cuda.so (CUZK_CUDA_LIB) and a GPU: they run on
+// the GPU machine through cuda/run-device.sh, which sets
+// CUZK_CUDA_REQUIRED=1 so that a missing library fails instead of skipping.
+func gpu(t *testing.T) *Backend {
+	t.Helper()
+	path := os.Getenv("CUZK_CUDA_LIB")
+	if path == "" {
+		if os.Getenv("CUZK_CUDA_REQUIRED") != "" {
+			t.Fatal("CUZK_CUDA_REQUIRED is set but CUZK_CUDA_LIB is not")
+		}
+		t.Skip("CUZK_CUDA_LIB not set: the GPU tests run on the GPU machine (cuda/run-device.sh)")
+	}
+	lib, err := Open(path)
+	require.NoError(t, err)
+	gpus, err := lib.Devices()
+	require.NoError(t, err)
+	require.NotEmpty(t, gpus, "no CUDA device")
+	t.Logf("device 0: %s, %d GiB", gpus[0].Name, gpus[0].VRAMTotal>>30)
+	return NewBackend(lib, 0, 0)
+}
+
+func sizes(t *testing.T) []int {
+	s := os.Getenv("CUZK_CUDA_SIZES")
+	if s == "" {
+		s = "10,16,20"
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(t, err)
+		out = append(out, k)
+	}
+	return out
+}
+
+// random returns n fresh uniformly random elements (never zeros).
+func random(t *testing.T, n int) []fr.Element {
+	v := make([]fr.Element, n)
+	buf := make([]byte, 48*1024)
+	for i := 0; i < n; i += 1024 {
+		_, err := rand.Read(buf)
+		require.NoError(t, err)
+		for j := 0; j < 1024 && i+j < n; j++ {
+			v[i+j].SetBytes(buf[48*j : 48*j+48])
+		}
+	}
+	return v
+}
+
+// cpuNTT is the reference: gnark-crypto's FFT in natural order.
+func cpuNTT(x []fr.Element, inverse, coset bool) {
+	d := ntt.Domain(len(x))
+	var opts []fft.Option
+	if coset {
+		opts = append(opts, fft.OnCoset())
+	}
+	if inverse {
+		d.FFTInverse(x, fft.DIF, opts...)
+	} else {
+		d.FFT(x, fft.DIF, opts...)
+	}
+	fft.BitReverse(x)
+}
+
+func firstDiff(a, b []fr.Element) int {
+	for i := range a {
+		if !a[i].Equal(&b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestNTTMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	for _, k := range sizes(t) {
+		n := 1 << k
+		for _, mode := range []struct {
+			inverse, coset bool
+		}{{false, false}, {true, false}, {false, true}, {true, true}} {
+			x := random(t, n)
+			want := append([]fr.Element(nil), x...)
+			cpuNTT(want, mode.inverse, mode.coset)
+			require.NoError(t, be.NTT(x, mode.inverse, mode.coset))
+			require.Equal(t, -1, firstDiff(x, want), "2^%d inverse=%v coset=%v: first differing element", k, mode.inverse, mode.coset)
+		}
+		t.Logf("NTT 2^%d: forward, inverse, coset, inverse coset equal the CPU's", k)
+	}
+}
+
+func TestHMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	for _, k := range sizes(t) {
+		n := 1 << k
+		a, b, c := random(t, n), random(t, n), random(t, n)
+		ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
+		want := ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0))
+		got, err := be.H(a, b, c)
+		require.NoError(t, err)
+		require.Equal(t, -1, firstDiff(got, want), "h 2^%d", k)
+		t.Logf("h 2^%d equals the CPU's", k)
+	}
+}
+
+func TestProofWithCUDABackendVerifies(t *testing.T) {
+	be := gpu(t)
+	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 16, DenseFraction: 0.2, Seed: 7})
+	require.NoError(t, err)
+	pk, err := groth16.Setup(cs, 11)
+	require.NoError(t, err)
+	n := cs.DomainSize()
+	asg := &groth16.Assignment{A: make([]fr.Element, n), B: make([]fr.Element, n), C: make([]fr.Element, n),
+		Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
+	require.NoError(t, cs.Eval(w, asg.A, asg.B, asg.C, r1cs.EvalOptions{}))
+	var r, s fr.Element
+	r.SetUint64(5)
+	s.SetUint64(6)
+	cpuAsg := *asg
+	cpuAsg.A, cpuAsg.B, cpuAsg.C = append([]fr.Element(nil), asg.A...), append([]fr.Element(nil), asg.B...), append([]fr.Element(nil), asg.C...)
+	proof, _, err := groth16.ProveAssignment(pk, asg, groth16.Options{R: &r, S: &s, Backend: be})
+	require.NoError(t, err)
+	require.NoError(t, groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]))
+	want, _, err := groth16.ProveAssignment(pk, &cpuAsg, groth16.Options{R: &r, S: &s})
+	require.NoError(t, err)
+	require.Equal(t, want.Bytes(), proof.Bytes(), "same r, s: the CUDA backend's proof equals the CPU's, byte for byte")
+}
+
+// TestBenchTable prints the GPU/CPU timing table (CUZK_CUDA_BENCH=1).
+func TestBenchTable(t *testing.T) {
+	if os.Getenv("CUZK_CUDA_BENCH") == "" {
+		t.Skip("CUZK_CUDA_BENCH not set")
+	}
+	be := gpu(t)
+	fmt.Printf("\n| NTT size | GPU (ms, median of 9, device-resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", runtime.GOMAXPROCS(0))
+	for _, k := range []int{20, 24, 26} {
+		n := 1 << k
+		ms, err := be.BenchNTT(n, 9)
+		require.NoError(t, err)
+		x := random(t, n)
+		d := ntt.Domain(n)
+		start := time.Now()
+		d.FFT(x, fft.DIF)
+		cpuMs := float64(time.Since(start).Microseconds()) / 1000
+		fmt.Printf("| 2^%d | %.2f | %.1f | %.0f× |\n", k, ms, cpuMs, cpuMs/ms)
+	}
+	for _, k := range []int{20, 24} {
+		n := 1 << k
+		a, b, c := random(t, n), random(t, n), random(t, n)
+		start := time.Now()
+		_, err := be.H(a, b, c)
+		require.NoError(t, err)
+		gpuMs := float64(time.Since(start).Microseconds()) / 1000
+		a, b, c = random(t, n), random(t, n), random(t, n)
+		start = time.Now()
+		ntt.H(a, b, c, runtime.GOMAXPROCS(0))
+		cpuMs := float64(time.Since(start).Microseconds()) / 1000
+		fmt.Printf("| h (7 NTTs + pointwise, host to host) 2^%d | %.1f | %.1f | %.1f× |\n", k, gpuMs, cpuMs, cpuMs/gpuMs)
+	}
+}

@@ -1,0 +1,64 @@
+/*
+ * cuzk_cuda.h — the C ABI of libcuzk_cuda.so, cuzk's CUDA kernels for
+ * BLS12-381. libcuzk loads it at run time with dlopen; nothing in it exits
+ * or aborts: every function returns 0 on success or a non-zero code with a
+ * NUL-terminated message written into err (errlen bytes).
+ *
+ * Field elements are the scalar field Fr of BLS12-381, 32 bytes each: four
+ * little-endian 64-bit limbs in Montgomery form (R = 2^256), the layout of
+ * gnark-crypto's fr.Element and of blst/supraseal's fr_t.
+ *
+ * Domain constants are passed in, not built in, so that the GPU uses exactly
+ * the CPU's domain: consts points to six elements, in this order:
+ *   omega      a primitive n-th root of unity (n = the transform size)
+ *   omega_inv  its inverse
+ *   n_inv      1/n
+ *   g          the coset shift (7 for bellperson's domain)
+ *   g_inv      1/g
+ *   z_inv      1/(g^n - 1), the inverse of the vanishing polynomial on the coset
+ */
+#ifndef CUZK_CUDA_H
+#define CUZK_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUZK_CUDA_ABI_VERSION 1
+
+/* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
+int cuzk_cuda_abi_version(void);
+
+/* Number of CUDA devices. */
+int cuzk_cuda_device_count(int* count, char* err, size_t errlen);
+
+/* Name and memory of device dev. */
+int cuzk_cuda_device_info(int dev, char* name, size_t namelen, size_t* vram_total, size_t* vram_free,
+                          char* err, size_t errlen);
+
+/* In-place NTT of x (n elements in host memory, n a power of two, 2 ≤ n ≤ 2^28),
+ * natural order in and out. inverse: the inverse transform (scaled by 1/n).
+ * coset: evaluate on (inverse: interpolate from) the coset g·<omega>. */
+int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts,
+                  char* err, size_t errlen);
+
+/* Groth16's quotient: given the evaluations a, b, c over <omega> (n
+ * elements each, host memory), writes into a the coefficients of
+ * h = (a·b − c)/(x^n − 1) (the first n−1 are h; the last is 0). b and c
+ * are left unspecified. */
+int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts,
+                    char* err, size_t errlen);
+
+/* Times k repetitions of a forward NTT of size n on random device data
+ * (for the bench driver); *ms receives the median milliseconds. */
+int cuzk_cuda_bench_ntt(int dev, size_t n, int k, const void* consts, double* ms,
+                        char* err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

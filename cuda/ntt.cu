@@ -1,0 +1,298 @@
+// Radix-2 NTTs over Fr and Groth16's quotient h, natural order in and out.
+// One launch per butterfly stage after a bit-reversal permutation; the
+// domain constants come from the caller (cuzk_cuda.h). Correct first: the
+// tests compare every output element with the CPU backend.
+#include <cuda_runtime.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuzk_cuda.h"
+#include "field.cuh"
+
+namespace {
+
+struct consts_t {
+    fr_t omega, omega_inv, n_inv, g, g_inv, z_inv;
+};
+
+int fail(char* err, size_t errlen, int code, const char* fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+#define CK(call)                                                                                 \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            rc = fail(err, errlen, 2, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+            goto done;                                                                           \
+        }                                                                                        \
+    } while (0)
+
+#define CKLAUNCH() CK(cudaGetLastError())
+
+const int THREADS = 256;
+
+inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+// one in Montgomery form: R mod r
+__device__ __forceinline__ fr_t fr_one() {
+    fr_t o;
+    const uint32_t R[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
+                           0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
+#pragma unroll
+    for (int i = 0; i < 8; i++) o.v[i] = R[i];
+    return o;
+}
+
+__global__ void k_twiddles(fr_t* tw, size_t half, fr_t w) {
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k < half) tw[k] = fr_pow(w, k, fr_one());
+}
+
+__global__ void k_bitrev(fr_t* x, size_t n, int logn) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    size_t j = __brevll((unsigned long long)i) >> (64 - logn);
+    if (i < j) {
+        fr_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+// One DIT stage: butterflies of half-size m, twiddle stride n/(2m).
+__global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n / 2) return;
+    size_t j = i & (m - 1);
+    size_t i1 = ((i - j) << 1) + j;
+    size_t i2 = i1 + m;
+    fr_t w = tw[j * (n / (2 * m))];
+    fr_t u = x[i1];
+    fr_t v = fr_mul(x[i2], w);
+    x[i1] = fr_add(u, v);
+    x[i2] = fr_sub(u, v);
+}
+
+// x[i] *= base^i * c  (coset shifts and scalings).
+__global__ void k_powscale(fr_t* x, size_t n, fr_t base, fr_t c, int use_pow) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t f = c;
+    if (use_pow) f = fr_mul(fr_pow(base, i, fr_one()), c);
+    x[i] = fr_mul(x[i], f);
+}
+
+__global__ void k_h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, fr_t z_inv) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    a[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), c[i]), z_inv);
+}
+
+int log2_exact(size_t n) {
+    int k = 0;
+    while (((size_t)1 << k) < n) k++;
+    return ((size_t)1 << k) == n ? k : -1;
+}
+
+// The NTT on device memory. tw and twi are the twiddle tables (n/2 each).
+int ntt_device(fr_t* x, size_t n, int logn, int inverse, int coset, const consts_t& k, const fr_t* tw,
+               const fr_t* twi, char* err, size_t errlen) {
+    int rc = 0;
+    // one in Montgomery form (R mod r), for a scaling by base^i alone
+    const uint32_t R[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
+                           0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
+    fr_t one;
+    memcpy(one.v, R, sizeof R);
+    if (!inverse && coset) {
+        k_powscale<<<blocks(n), THREADS>>>(x, n, k.g, one, 1);
+        CKLAUNCH();
+    }
+    k_bitrev<<<blocks(n), THREADS>>>(x, n, logn);
+    CKLAUNCH();
+    for (size_t m = 1; m < n; m <<= 1) {
+        k_stage<<<blocks(n / 2), THREADS>>>(x, n, m, inverse ? twi : tw);
+        CKLAUNCH();
+    }
+    if (inverse) {
+        k_powscale<<<blocks(n), THREADS>>>(x, n, k.g_inv, k.n_inv, coset);
+        CKLAUNCH();
+    }
+done:
+    return rc;
+}
+
+struct device_buffers {
+    fr_t* tw = nullptr;
+    fr_t* twi = nullptr;
+    ~device_buffers() {
+        cudaFree(tw);
+        cudaFree(twi);
+    }
+};
+
+int make_twiddles(device_buffers& d, size_t n, const consts_t& k, char* err, size_t errlen) {
+    int rc = 0;
+    size_t half = n / 2 ? n / 2 : 1;
+    CK(cudaMalloc(&d.tw, half * sizeof(fr_t)));
+    CK(cudaMalloc(&d.twi, half * sizeof(fr_t)));
+    k_twiddles<<<blocks(half), THREADS>>>(d.tw, half, k.omega);
+    CKLAUNCH();
+    k_twiddles<<<blocks(half), THREADS>>>(d.twi, half, k.omega_inv);
+    CKLAUNCH();
+done:
+    return rc;
+}
+
+int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) {
+    if (!consts) return fail(err, errlen, 1, "consts is NULL");
+    int lg = log2_exact(n);
+    if (n < 2 || lg < 0 || lg > 28) return fail(err, errlen, 1, "size %zu is not a power of two in [2, 2^28]", n);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return fail(err, errlen, 2, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+    if (dev < 0 || dev >= count) return fail(err, errlen, 1, "device %d out of range (%d devices)", dev, count);
+    e = cudaSetDevice(dev);
+    if (e != cudaSuccess) return fail(err, errlen, 2, "cudaSetDevice(%d): %s", dev, cudaGetErrorString(e));
+    return 0;
+}
+
+}  // namespace
+
+extern "C" int cuzk_cuda_abi_version(void) { return CUZK_CUDA_ABI_VERSION; }
+
+extern "C" int cuzk_cuda_device_count(int* count, char* err, size_t errlen) {
+    if (!count) return fail(err, errlen, 1, "count is NULL");
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        *count = 0;
+        return fail(err, errlen, 2, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+extern "C" int cuzk_cuda_device_info(int dev, char* name, size_t namelen, size_t* total, size_t* freeb, char* err,
+                                     size_t errlen) {
+    int rc = 0;
+    cudaDeviceProp p;
+    CK(cudaSetDevice(dev));
+    CK(cudaGetDeviceProperties(&p, dev));
+    if (name && namelen) snprintf(name, namelen, "%s", p.name);
+    if (total && freeb) CK(cudaMemGetInfo(freeb, total));
+done:
+    return rc;
+}
+
+extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err,
+                             size_t errlen) {
+    int rc = check_args(dev, n, consts, err, errlen);
+    if (rc) return rc;
+    if (!x) return fail(err, errlen, 1, "x is NULL");
+    consts_t k;
+    memcpy(&k, consts, sizeof k);
+    device_buffers d;
+    fr_t* dx = nullptr;
+    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
+    CK(cudaMalloc(&dx, n * sizeof(fr_t)));
+    CK(cudaMemcpy(dx, x, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+    if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, d.tw, d.twi, err, errlen))) goto done;
+    CK(cudaMemcpy(x, dx, n * sizeof(fr_t), cudaMemcpyDeviceToHost));
+    CK(cudaDeviceSynchronize());
+done:
+    cudaFree(dx);
+    return rc;
+}
+
+extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
+                               size_t errlen) {
+    int rc = check_args(dev, n, consts, err, errlen);
+    if (rc) return rc;
+    if (!a || !b || !c) return fail(err, errlen, 1, "a, b or c is NULL");
+    consts_t k;
+    memcpy(&k, consts, sizeof k);
+    device_buffers d;
+    fr_t* dv[3] = {nullptr, nullptr, nullptr};
+    void* hv[3] = {a, b, c};
+    int lg = log2_exact(n);
+    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
+    for (int i = 0; i < 3; i++) {
+        CK(cudaMalloc(&dv[i], n * sizeof(fr_t)));
+        CK(cudaMemcpy(dv[i], hv[i], n * sizeof(fr_t), cudaMemcpyHostToDevice));
+        // evaluations -> coefficients -> evaluations on the coset
+        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, d.tw, d.twi, err, errlen))) goto done;
+        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, d.tw, d.twi, err, errlen))) goto done;
+    }
+    k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
+    CKLAUNCH();
+    if ((rc = ntt_device(dv[0], n, lg, 1, 1, k, d.tw, d.twi, err, errlen))) goto done;
+    CK(cudaMemcpy(a, dv[0], n * sizeof(fr_t), cudaMemcpyDeviceToHost));
+    CK(cudaDeviceSynchronize());
+done:
+    for (int i = 0; i < 3; i++) cudaFree(dv[i]);
+    return rc;
+}
+
+namespace {
+__global__ void k_fill(fr_t* x, size_t n, uint32_t seed) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t v;
+    uint32_t s = seed ^ (uint32_t)(i * 0x9e3779b9u);
+    for (int j = 0; j < 8; j++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.v[j] = s;
+    }
+    v.v[7] &= 0x3fffffffu;  // below r
+    x[i] = v;
+}
+}  // namespace
+
+extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
+                                   size_t errlen) {
+    int rc = check_args(dev, n, consts, err, errlen);
+    if (rc) return rc;
+    if (!ms || reps < 1) return fail(err, errlen, 1, "ms is NULL or reps < 1");
+    consts_t k;
+    memcpy(&k, consts, sizeof k);
+    device_buffers d;
+    fr_t* dx = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    float times[64];
+    int lg = log2_exact(n);
+    if (reps > 64) reps = 64;
+    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
+    CK(cudaMalloc(&dx, n * sizeof(fr_t)));
+    k_fill<<<blocks(n), THREADS>>>(dx, n, 12345u);
+    CKLAUNCH();
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    if ((rc = ntt_device(dx, n, lg, 0, 0, k, d.tw, d.twi, err, errlen))) goto done;  // warm-up
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(e0));
+        if ((rc = ntt_device(dx, n, lg, 0, 0, k, d.tw, d.twi, err, errlen))) goto done;
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&times[r], e0, e1));
+    }
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && times[j] < times[j - 1]; j--) {
+            float t = times[j];
+            times[j] = times[j - 1];
+            times[j - 1] = t;
+        }
+    *ms = times[reps / 2];
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    cudaFree(dx);
+    return rc;
+}
