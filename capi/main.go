@@ -7,6 +7,8 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include
+#cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
 #define CUZK_NO_PROTOTYPES
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,14 @@ package main
 extern void set_membw_throttle(int) __attribute__((weak));
 static inline void cuzk_host_throttle(int v) { if (set_membw_throttle) set_membw_throttle(v); }
 static inline int cuzk_host_has_throttle(void) { return set_membw_throttle != 0; }
+
+#include <dlfcn.h>
+// The directory of this library, to find libcuzk_cuda.so beside it.
+static inline const char* cuzk_self_path(void) {
+	Dl_info info;
+	if (dladdr((void*)cuzk_self_path, &info) && info.dli_fname) return info.dli_fname;
+	return 0;
+}
 */
 import "C"
 
@@ -26,6 +36,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"unsafe"
@@ -47,7 +58,7 @@ var (
 func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
-		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), cudaLibPath())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
 				v := C.int(0)
@@ -62,6 +73,22 @@ func get() *service.Service {
 }
 
 func main() {}
+
+// cudaLibPath finds libcuzk_cuda.so: CUZK_CUDA_LIB, else beside this
+// library; "" when neither exists (the CPU backend then serves, and
+// gpus.cuda_lib in the configuration still overrides both).
+func cudaLibPath() string {
+	if p := os.Getenv("CUZK_CUDA_LIB"); p != "" {
+		return p
+	}
+	if self := C.cuzk_self_path(); self != nil {
+		p := filepath.Join(filepath.Dir(C.GoString(self)), "libcuzk_cuda.so")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
 
 // errPanic marks a recovered panic.
 var errPanic = errors.New("internal error")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/backend/cuda"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
@@ -28,8 +29,13 @@ type Options struct {
 	// per backend, each with gpus.workers_per_device workers.
 	Devices []backend.Backend
 	// DiscoverGPUs lists the machine's GPUs (package nvml provides one);
-	// nil means none are looked for.
+	// nil means none are looked for. It informs the logs; the devices the
+	// engine proves on come from the CUDA library.
 	DiscoverGPUs backend.Discover
+	// CUDALib is the path of libcuzk_cuda.so when gpus.cuda_lib is empty
+	// (the host layer resolves CUZK_CUDA_LIB or the library's own
+	// directory); empty means no GPU backend.
+	CUDALib string
 }
 
 // device is a GPU or the CPU, with its interlock and workers.
@@ -114,7 +120,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if e.throttle == nil {
 		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D())
 	}
-	if err := e.setupDevices(opt.Devices, opt.DiscoverGPUs); err != nil {
+	if err := e.setupDevices(opt); err != nil {
 		e.pool.close()
 		return nil, err
 	}
@@ -137,34 +143,67 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) setupDevices(given []backend.Backend, discover backend.Discover) error {
-	if len(given) > 0 {
-		for _, be := range given {
+func (e *Engine) setupDevices(opt Options) error {
+	if len(opt.Devices) > 0 {
+		for _, be := range opt.Devices {
 			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		}
 		return nil
 	}
-	var gpus []backend.GPU
-	err := errNoDiscovery
-	if discover != nil {
-		gpus, err = discover()
+	if opt.DiscoverGPUs != nil {
+		if gpus, err := opt.DiscoverGPUs(); err == nil && len(gpus) > 0 {
+			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
+		}
 	}
-	switch {
-	case e.cfg.GPUs.Required && err != nil:
-		return fmt.Errorf("engine: gpus.required is set but GPU discovery failed: %w", err)
-	case e.cfg.GPUs.Required:
-		// The CUDA backend is not part of this build yet; a required GPU
-		// cannot be served.
-		return fmt.Errorf("engine: gpus.required is set but this build has no CUDA backend (%d GPU(s) found)", len(gpus))
-	}
+	gpus, err := e.cudaDevices(opt)
 	if len(gpus) > 0 {
-		e.log.Warn("GPUs found but this build has no CUDA backend; proving on the CPU", "gpus", len(gpus))
-	} else {
-		e.log.Info("no GPU found; proving on the CPU", "reason", errString(err))
+		e.devices = gpus
+		return nil
 	}
+	if e.cfg.GPUs.Required {
+		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
+	}
+	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err))
 	be := &cpu.Backend{NbTasks: e.cfg.Synthesis.Threads}
 	e.devices = []*device{{name: "cpu", kind: "cpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
 	return nil
+}
+
+// cudaDevices loads the CUDA library and makes a device per usable GPU
+// (those listed in gpus.devices, or all).
+func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
+	path := e.cfg.GPUs.CUDALib
+	if path == "" {
+		path = opt.CUDALib
+	}
+	if path == "" {
+		return nil, errors.New("no CUDA library configured (gpus.cuda_lib)")
+	}
+	lib, err := cuda.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := lib.Devices()
+	if err != nil {
+		return nil, err
+	}
+	want := map[int]bool{}
+	for _, d := range e.cfg.GPUs.Devices {
+		want[d] = true
+	}
+	var out []*device
+	for _, g := range gpus {
+		if len(want) > 0 && !want[g.Index] {
+			continue
+		}
+		be := cuda.NewBackend(lib, g.Index, e.cfg.Synthesis.Threads)
+		out = append(out, &device{name: be.Name(), kind: "gpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s sees %d GPU(s), none of them selected by gpus.devices", path, len(gpus))
+	}
+	return out, nil
 }
 
 func errString(err error) string {
@@ -173,8 +212,6 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-
-var errNoDiscovery = errors.New("GPU discovery not configured")
 
 // Throttle returns the engine's bandwidth throttle (the host may raise it).
 func (e *Engine) Throttle() *throttle.Throttle { return e.throttle }

@@ -589,3 +589,24 @@ func TestAssignmentsWitnessFuncsAndHostLock(t *testing.T) {
 	_, err = e.Submit(both)
 	require.ErrorContains(t, err, "more than one")
 }
+
+func TestCUDAFallbackAndRequired(t *testing.T) {
+	f := testCircuit(t)
+	cfg := testConfig()
+	cfg.GPUs.CUDALib = "/nonexistent/libcuzk_cuda.so"
+	e := newEngine(t, cfg, Options{})
+	st := e.Status()
+	require.Equal(t, "cpu", st.Devices[0].Kind, "no CUDA library: the CPU backend, said in the log")
+	_, _, err := e.Prove(context.Background(), f.request("", 1, Normal))
+	require.NoError(t, err)
+
+	cfg.GPUs.Required = true
+	_, err = New(cfg, Options{})
+	require.ErrorContains(t, err, "gpus.required is set but no GPU can be used")
+	require.ErrorContains(t, err, "/nonexistent/libcuzk_cuda.so")
+
+	// A library that is not cuzk's CUDA library is refused by name.
+	cfg.GPUs.CUDALib = "libc.so.6"
+	_, err = New(cfg, Options{})
+	require.ErrorContains(t, err, "missing symbol cuzk_cuda_abi_version")
+}

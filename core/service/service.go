@@ -30,7 +30,7 @@ type Service struct {
 	srs      map[string]*SRS // cached by path
 	jobs     map[uint64]string
 	nextJob  uint64
-	nextSRS  uint64
+	cudaLib  string
 }
 
 type circuit struct {
@@ -39,13 +39,14 @@ type circuit struct {
 }
 
 // New returns a service with the default configuration; the engine starts
-// on first use.
-func New(log *slog.Logger) *Service {
+// on first use. cudaLib is the CUDA library to use when the configuration
+// names none ("" for none).
+func New(log *slog.Logger, cudaLib string) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
-		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}}
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}, cudaLib: cudaLib}
 }
 
 // Throttle is the process-wide bandwidth throttle; it survives
@@ -82,7 +83,7 @@ func (s *Service) startLocked() error {
 		th = s.throttle
 		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
 	}
-	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th})
+	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, CUDALib: s.cudaLib})
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"strconv"
@@ -66,7 +67,7 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover})
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, CUDALib: os.Getenv("CUZK_CUDA_LIB"), Logger: benchLogger(stdout)})
 	if err != nil {
 		return inputErr(err)
 	}
@@ -150,6 +151,11 @@ func runBench(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d proofs failed verification", *proofs-verified, *proofs)
 	}
 	return nil
+}
+
+// benchLogger reports the engine's device choice (GPU or CPU fall-back).
+func benchLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
 func defaultCache() string {
