@@ -57,6 +57,21 @@ int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* co
 int cuzk_cuda_bench_ntt(int dev, size_t n, int k, const void* consts, double* ms,
                         char* err, size_t errlen);
 
+/* Uploads n affine G1 points (gnark-crypto's G1Affine: x, y as 6 Montgomery
+ * limbs each; (0, 0) is infinity) to device dev and keeps them resident;
+ * *handle names the set until cuzk_cuda_g1_free. */
+int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
+void cuzk_cuda_g1_free(void* handle);
+
+/* Σ scalars[i]·points[i] over the first n points of a resident set, with
+ * scalars as Fr elements in host memory. *result receives a Jacobian point
+ * (X, Y, Z; 144 bytes, gnark-crypto's G1Jac layout; Z = 0 is infinity). */
+int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
+
+/* Median milliseconds of reps MSMs over the first n points of a set with
+ * uniformly random device-resident scalars (for the bench driver). */
+int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

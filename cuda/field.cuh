@@ -14,7 +14,7 @@ struct __align__(16) felem {
 typedef felem<8> fr_t;
 
 // r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
-__device__ __constant__ uint32_t FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u,
+static __device__ __constant__ uint32_t FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u,
                                             0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
 // -r^-1 mod 2^32 (r ≡ 1 mod 2^32)
 #define FR_PINV 0xffffffffu

@@ -49,25 +49,8 @@ func split[A any, J any, PJ jac[A, J]](points []A, scalars []fr.Element, nbTasks
 	}
 	n := len(points)
 	nbChunks := min(nbTasks, max(n/1024, 1))
-	parts := make([]Stats, nbChunks)
-	parallel(nbChunks, n, func(t, from, to int) {
-		for i := from; i < to; i++ {
-			switch {
-			case scalars[i].IsZero():
-				parts[t].Zeros++
-			case scalars[i].IsOne():
-				parts[t].Ones++
-			default:
-				parts[t].Others++
-			}
-		}
-	})
-	var st Stats
-	for _, p := range parts {
-		st.Zeros += p.Zeros
-		st.Ones += p.Ones
-		st.Others += p.Others
-	}
+	parts := classify(scalars, nbChunks)
+	st := total(parts)
 	cfg := ecc.MultiExpConfig{NbTasks: nbTasks}
 	if st.Others == 0 && st.Ones == 0 {
 		return res, st, nil
@@ -126,4 +109,40 @@ func parallel(nbChunks, n int, fn func(t, from, to int)) {
 		}(t)
 	}
 	wg.Wait()
+}
+
+// Classify counts the scalars by class (zero, one, other).
+func Classify(scalars []fr.Element, nbTasks int) Stats {
+	if nbTasks <= 0 {
+		nbTasks = runtime.GOMAXPROCS(0)
+	}
+	return total(classify(scalars, min(nbTasks, max(len(scalars)/1024, 1))))
+}
+
+// classify counts the classes in nbChunks contiguous ranges.
+func classify(scalars []fr.Element, nbChunks int) []Stats {
+	parts := make([]Stats, nbChunks)
+	parallel(nbChunks, len(scalars), func(t, from, to int) {
+		for i := from; i < to; i++ {
+			switch {
+			case scalars[i].IsZero():
+				parts[t].Zeros++
+			case scalars[i].IsOne():
+				parts[t].Ones++
+			default:
+				parts[t].Others++
+			}
+		}
+	})
+	return parts
+}
+
+func total(parts []Stats) Stats {
+	var st Stats
+	for _, p := range parts {
+		st.Zeros += p.Zeros
+		st.Ones += p.Ones
+		st.Others += p.Others
+	}
+	return st
 }

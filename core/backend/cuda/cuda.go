@@ -2,10 +2,10 @@
 // time with dlopen, so that cuzk builds and runs on machines without CUDA,
 // and offers its kernels through backend.Backend.
 //
-// What runs on the GPU so far: the NTTs and the quotient h. The MSMs still
-// run on the CPU backend inside this backend (the GPU MSM kernels are the
-// next step of this package's issue); every GPU result is checked against
-// the CPU backend by the tests run on the GPU machine.
+// What runs on the GPU so far: the NTTs, the quotient h and the G1 MSMs
+// (over point sets kept resident in VRAM). The G2 MSM runs on the CPU
+// backend inside this backend. Every GPU result is checked against the CPU
+// backend by the tests run on the GPU machine.
 package cuda
 
 /*
@@ -20,6 +20,10 @@ typedef int (*info_fn)(int, char*, size_t, size_t*, size_t*, char*, size_t);
 typedef int (*ntt_fn)(int, void*, size_t, int, int, const void*, char*, size_t);
 typedef int (*h_fn)(int, void*, void*, void*, size_t, const void*, char*, size_t);
 typedef int (*bench_fn)(int, size_t, int, const void*, double*, char*, size_t);
+typedef int (*upload_fn)(int, const void*, size_t, void**, char*, size_t);
+typedef void (*free_fn)(void*);
+typedef int (*msm_fn)(void*, const void*, size_t, void*, char*, size_t);
+typedef int (*bench_msm_fn)(void*, size_t, int, double*, char*, size_t);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -34,6 +38,16 @@ static int call_h(void* f, int d, void* a, void* b, void* c, size_t n, const voi
 }
 static int call_bench(void* f, int d, size_t n, int r, const void* k, double* ms, char* e, size_t el) {
 	return ((bench_fn)f)(d, n, r, k, ms, e, el);
+}
+static int call_upload(void* f, int d, const void* p, size_t n, void** h, char* e, size_t el) {
+	return ((upload_fn)f)(d, p, n, h, e, el);
+}
+static void call_free(void* f, void* h) { ((free_fn)f)(h); }
+static int call_msm(void* f, void* h, const void* s, size_t n, void* r, char* e, size_t el) {
+	return ((msm_fn)f)(h, s, n, r, e, el);
+}
+static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
+	return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }
 */
 import "C"
@@ -65,6 +79,8 @@ type Library struct {
 	path                         string
 	handle                       unsafe.Pointer
 	count, info, ntt, h, benchFn unsafe.Pointer
+	g1Upload, g1Free, msmG1      unsafe.Pointer
+	benchMSM                     unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -98,7 +114,8 @@ func Open(path string) (*Library, error) {
 		name string
 		dst  *unsafe.Pointer
 	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
-		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}} {
+		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
+		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -164,17 +181,59 @@ func domainConsts(n int) *consts {
 	return c
 }
 
-// Backend runs NTTs and h on one GPU; the MSMs run on the embedded CPU
-// backend until the GPU MSM lands.
+// Backend runs NTTs, h and the G1 MSMs on one GPU; the G2 MSM runs on the
+// embedded CPU backend (after the interlock is released, throttle raised).
 type Backend struct {
 	lib *Library
 	dev int
 	cpu cpu.Backend
+
+	mu   sync.Mutex
+	sets map[setKey]unsafe.Pointer // resident G1 point sets
+}
+
+// setKey identifies a host point slice; the fingerprint (first and last
+// points) guards against a new slice reusing a freed one's address.
+type setKey struct {
+	ptr         uintptr
+	n           int
+	first, last bls.G1Affine
 }
 
 // NewBackend returns the backend for device dev.
 func NewBackend(lib *Library, dev int, cpuTasks int) *Backend {
-	return &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}}
+	return &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}, sets: map[setKey]unsafe.Pointer{}}
+}
+
+// resident returns the device copy of points, uploading it on first use:
+// parameter sets stay resident in VRAM (an H200 holds a whole 32 GiB PoRep
+// SRS), so each proof moves only its scalars.
+func (b *Backend) resident(points []bls.G1Affine) (unsafe.Pointer, error) {
+	k := setKey{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(points))), n: len(points), first: points[0], last: points[len(points)-1]}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h, ok := b.sets[k]; ok {
+		return h, nil
+	}
+	var h unsafe.Pointer
+	err := call("g1 upload", func(e *C.char) C.int {
+		return C.call_upload(b.lib.g1Upload, C.int(b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.sets[k] = h
+	return h, nil
+}
+
+// Close frees the resident point sets.
+func (b *Backend) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, h := range b.sets {
+		C.call_free(b.lib.g1Free, h)
+		delete(b.sets, k)
+	}
 }
 
 // Name returns "cuda:<device>".
@@ -224,9 +283,38 @@ func cbool(v bool) C.int {
 	return 0
 }
 
-// MSMG1 runs on the CPU for now.
+// MSMG1 runs on the GPU over the resident copy of points.
 func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
-	return b.cpu.MSMG1(points, scalars)
+	var res bls.G1Jac
+	if len(points) != len(scalars) {
+		return res, msm.Stats{}, fmt.Errorf("cuda: msm: %d points, %d scalars", len(points), len(scalars))
+	}
+	st := msm.Classify(scalars, b.cpu.NbTasks)
+	if len(points) == 0 {
+		return res, st, nil
+	}
+	h, err := b.resident(points)
+	if err != nil {
+		return res, st, err
+	}
+	err = call("msm g1", func(e *C.char) C.int {
+		return C.call_msm(b.lib.msmG1, h, unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
+	})
+	return res, st, err
+}
+
+// BenchMSMG1 returns the median milliseconds of reps G1 MSMs over points
+// (resident) with random device-side scalars.
+func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
+	h, err := b.resident(points)
+	if err != nil {
+		return 0, err
+	}
+	var ms C.double
+	err = call("bench msm", func(e *C.char) C.int {
+		return C.call_bench_msm(b.lib.benchMSM, h, C.size_t(len(points)), C.int(reps), &ms, e, errLen)
+	})
+	return float64(ms), err
 }
 
 // MSMG2 runs on the CPU for now.

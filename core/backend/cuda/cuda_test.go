@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/stretchr/testify/require"
@@ -177,5 +179,108 @@ func TestBenchTable(t *testing.T) {
 		ntt.H(a, b, c, runtime.GOMAXPROCS(0))
 		cpuMs := float64(time.Since(start).Microseconds()) / 1000
 		fmt.Printf("| h (7 NTTs + pointwise, host to host) 2^%d | %.1f | %.1f | %.1f× |\n", k, gpuMs, cpuMs, cpuMs/gpuMs)
+	}
+}
+
+// testPoints returns n G1 points: 4096 distinct random ones, tiled (MSM
+// correctness does not need distinct points; repeated ones are a case).
+func testPoints(t *testing.T, n int) []bls.G1Affine {
+	base := min(n, 4096)
+	_, _, g1, _ := bls.Generators()
+	s := random(t, base)
+	distinct := bls.BatchScalarMultiplicationG1(&g1, s)
+	out := make([]bls.G1Affine, n)
+	for i := range out {
+		out[i] = distinct[i%base]
+	}
+	return out
+}
+
+func TestMSMG1MatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	for _, k := range sizes(t) {
+		n := 1 << k
+		pts := testPoints(t, n)
+		kinds := map[string]func() []fr.Element{
+			"uniform": func() []fr.Element { return random(t, n) },
+			"zeros":   func() []fr.Element { return make([]fr.Element, n) },
+			"ones": func() []fr.Element {
+				v := make([]fr.Element, n)
+				for i := range v {
+					v[i].SetOne()
+				}
+				return v
+			},
+			"max": func() []fr.Element {
+				v := make([]fr.Element, n)
+				for i := range v {
+					v[i].SetOne()
+					v[i].Neg(&v[i])
+				}
+				return v
+			},
+			"boolean-heavy": func() []fr.Element {
+				v := random(t, n)
+				for i := range v {
+					if i%20 != 0 {
+						v[i].SetUint64(uint64(i & 1))
+					}
+				}
+				return v
+			},
+		}
+		for name, gen := range kinds {
+			sc := gen()
+			var want bls.G1Jac
+			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			got, _, err := be.MSMG1(pts, sc)
+			require.NoError(t, err)
+			require.True(t, want.Equal(&got), "2^%d %s", k, name)
+		}
+		// Points at infinity among the inputs.
+		withInf := append([]bls.G1Affine(nil), pts...)
+		for i := 0; i < n; i += 7 {
+			withInf[i].SetInfinity()
+		}
+		sc := random(t, n)
+		var want bls.G1Jac
+		_, err := want.MultiExp(withInf, sc, ecc.MultiExpConfig{})
+		require.NoError(t, err)
+		got, _, err := be.MSMG1(withInf, sc)
+		require.NoError(t, err)
+		require.True(t, want.Equal(&got), "2^%d with points at infinity", k)
+		t.Logf("G1 MSM 2^%d: uniform, zeros, ones, max, boolean-heavy, infinity points equal gnark-crypto's MultiExp", k)
+	}
+}
+
+// TestBenchMSM prints the MSM table (CUZK_CUDA_BENCH=1).
+func TestBenchMSM(t *testing.T) {
+	if os.Getenv("CUZK_CUDA_BENCH") == "" {
+		t.Skip("CUZK_CUDA_BENCH not set")
+	}
+	be := gpu(t)
+	defer be.Close()
+	fmt.Printf("\n| G1 MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", runtime.GOMAXPROCS(0))
+	for _, k := range []int{20, 22, 24, 26} {
+		n := 1 << k
+		pts := testPoints(t, n)
+		ms, err := be.BenchMSMG1(pts, 5)
+		require.NoError(t, err)
+		cpuCol := "—"
+		if k <= 24 {
+			sc := random(t, n)
+			var r bls.G1Jac
+			start := time.Now()
+			_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			cpuMs := float64(time.Since(start).Microseconds()) / 1000
+			cpuCol = fmt.Sprintf("%.0f | %.1f×", cpuMs, cpuMs/ms)
+		} else {
+			cpuCol += " | —"
+		}
+		fmt.Printf("| 2^%d | %.1f | %s |\n", k, ms, cpuCol)
+		be.Close()
 	}
 }

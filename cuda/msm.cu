@@ -1,0 +1,347 @@
+// G1 multi-scalar multiplication (Pippenger, "bucket method"; Bernstein et
+// al. and Bootle et al., https://eprint.iacr.org/2012/549 section 4).
+//
+//   1. scalars to regular form; each (point, window) pair gets a key
+//      (window << c | digit), digit 0 dropped;
+//   2. pairs sorted by key (CUB radix sort), then run-length encoded into
+//      buckets;
+//   3. buckets split into sub-buckets of at most SUB points, so that a
+//      skewed distribution (all scalars 1, or all equal) spreads over
+//      threads; one thread sums a sub-bucket with mixed additions, one
+//      thread per bucket sums its sub-buckets;
+//   4. per window Σ j·B_j by running sums over SEG segments in parallel;
+//   5. windows combined by Horner's rule.
+// Correct first: the tests compare with gnark-crypto's MultiExp.
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "curve.cuh"
+#include "cuzk_cuda.h"
+
+namespace {
+
+int fail(char* err, size_t errlen, int code, const char* fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+#define CKR(call)                                                                                       \
+    do {                                                                                                \
+        cudaError_t e_ = (call);                                                                        \
+        if (e_ != cudaSuccess)                                                                          \
+            return fail(err, errlen, 2, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+    } while (0)
+
+// dmem owns a device allocation.
+struct dmem {
+    void* p = nullptr;
+    ~dmem() { cudaFree(p); }
+    template <typename T>
+    T* as() { return static_cast<T*>(p); }
+};
+
+const int THREADS = 256;
+const uint32_t SUB = 256;  // points per sub-bucket
+const int SEG = 64;        // running-sum segments per window
+const uint32_t SKIP = 0xffffffffu;
+
+inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+__global__ void k_regular(const fr_t* in, fr_t* out, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t one;
+#pragma unroll
+    for (int j = 0; j < 8; j++) one.v[j] = 0;
+    one.v[0] = 1;
+    out[i] = fr_mul(in[i], one);  // a·R · 1 · R^-1 = a
+}
+
+__global__ void k_pairs(const fr_t* s, size_t n, int c, int nw, uint32_t* keys, uint32_t* vals) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t v = s[i];
+    for (int w = 0; w < nw; w++) {
+        int bit = w * c;
+        int limb = bit >> 5, sh = bit & 31;
+        uint64_t word = v.v[limb];
+        if (limb + 1 < 8) word |= (uint64_t)v.v[limb + 1] << 32;
+        uint32_t digit = (uint32_t)(word >> sh) & ((1u << c) - 1);
+        size_t at = (size_t)w * n + i;
+        keys[at] = digit ? ((uint32_t)w << c) | digit : SKIP;
+        vals[at] = (uint32_t)i;
+    }
+}
+
+__global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const int* nruns, uint32_t* sub) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= *nruns) return;
+    sub[b] = uniq[b] == SKIP ? 0 : (counts[b] + SUB - 1) / SUB;
+}
+
+__global__ void k_subdesc(const uint32_t* counts, const uint32_t* offs, const uint32_t* sub, const uint32_t* suboff,
+                          const int* nruns, uint32_t* start, uint32_t* len) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= *nruns) return;
+    for (uint32_t s = 0; s < sub[b]; s++) {
+        uint32_t first = s * SUB;
+        start[suboff[b] + s] = offs[b] + first;
+        len[suboff[b] + s] = min(SUB, counts[b] - first);
+    }
+}
+
+__global__ void k_subsum(const uint32_t* start, const uint32_t* len, uint32_t total, const uint32_t* vals,
+                         const g1_affine* pts, g1_jac* partial) {
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= total) return;
+    g1_jac acc = g1_infinity();
+    for (uint32_t t = 0; t < len[j]; t++) acc = g1_add_mixed(acc, pts[vals[start[j] + t]]);
+    partial[j] = acc;
+}
+
+__global__ void k_bucketsum(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
+                            const g1_jac* partial, g1_jac* buckets) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= *nruns || uniq[b] == SKIP) return;
+    g1_jac acc = g1_infinity();
+    for (uint32_t s = 0; s < sub[b]; s++) acc = g1_add(acc, partial[suboff[b] + s]);
+    buckets[uniq[b]] = acc;
+}
+
+__global__ void k_clear(g1_jac* b, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) b[i] = g1_infinity();
+}
+
+// Thread (w, s): S = Σ_{j in segment s of window w} j·B_j, by a running sum
+// from the top of the segment plus (lo − 1)·(Σ B_j).
+__global__ void k_segments(const g1_jac* buckets, int c, int nw, g1_jac* segs) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nw * SEG) return;
+    int w = t / SEG, s = t % SEG;
+    uint32_t nb = 1u << c, per = (nb + SEG - 1) / SEG;
+    uint32_t lo = max(1u, s * per), hi = min(nb, (s + 1) * per);
+    g1_jac run = g1_infinity(), sum = g1_infinity();
+    for (uint32_t j = hi; j > lo; j--) {
+        run = g1_add(run, buckets[((size_t)w << c) + j - 1]);
+        sum = g1_add(sum, run);
+    }
+    if (lo < hi && lo > 1) sum = g1_add(sum, g1_mul_small(run, lo - 1));
+    segs[t] = sum;
+}
+
+__global__ void k_windows(const g1_jac* segs, int nw, g1_jac* win) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    g1_jac acc = g1_infinity();
+    for (int s = 0; s < SEG; s++) acc = g1_add(acc, segs[w * SEG + s]);
+    win[w] = acc;
+}
+
+__global__ void k_horner(const g1_jac* win, int nw, int c, g1_jac* out) {
+    g1_jac acc = g1_infinity();
+    for (int w = nw - 1; w >= 0; w--) {
+        for (int k = 0; k < c; k++) acc = g1_double(acc);
+        acc = g1_add(acc, win[w]);
+    }
+    *out = acc;
+}
+
+struct g1_set {
+    int dev;
+    size_t n;
+    g1_affine* pts;
+};
+
+int window_bits(size_t n) {
+    int lg = 0;
+    while (((size_t)1 << lg) < n) lg++;
+    int c = lg - 9;
+    return c < 6 ? 6 : (c > 13 ? 13 : c);
+}
+
+// msm on device-resident points and scalars (regular form computed here).
+int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out, char* err, size_t errlen) {
+    int c = window_bits(n);
+    int nw = (255 + c - 1) / c;
+    size_t np = (size_t)nw * n;
+    if (np >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    dmem reg, keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
+    CKR(cudaMalloc(&reg.p, n * sizeof(fr_t)));
+    k_regular<<<blocks(n), THREADS>>>(d_scalars, reg.as<fr_t>(), n);
+    CKR(cudaGetLastError());
+    CKR(cudaMalloc(&keys.p, np * 4));
+    CKR(cudaMalloc(&vals.p, np * 4));
+    CKR(cudaMalloc(&keys2.p, np * 4));
+    CKR(cudaMalloc(&vals2.p, np * 4));
+    k_pairs<<<blocks(n), THREADS>>>(reg.as<fr_t>(), n, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
+    CKR(cudaGetLastError());
+    size_t tbytes = 0, t2 = 0, t3 = 0;
+    CKR(cub::DeviceRadixSort::SortPairs(nullptr, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
+                                        vals2.as<uint32_t>(), np));
+    CKR(cub::DeviceRunLengthEncode::Encode(nullptr, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
+                                           (int*)nullptr, np));
+    tbytes = tbytes > t2 ? tbytes : t2;
+    CKR(cudaMalloc(&tmp.p, tbytes));
+    CKR(cub::DeviceRadixSort::SortPairs(tmp.p, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
+                                        vals2.as<uint32_t>(), np));
+    // keys2/vals2: sorted. Reuse keys as the unique keys and vals as counts.
+    CKR(cudaMalloc(&nruns.p, sizeof(int)));
+    t2 = tbytes;
+    CKR(cub::DeviceRunLengthEncode::Encode(tmp.p, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
+                                           nruns.as<int>(), np));
+    int runs = 0;
+    CKR(cudaMemcpy(&runs, nruns.p, sizeof(int), cudaMemcpyDeviceToHost));
+    if (runs == 0) {  // cannot happen for n > 0 (every pair has a key), kept for safety
+        k_clear<<<1, 1>>>(d_out, 1);
+        CKR(cudaGetLastError());
+        return 0;
+    }
+    uint32_t* d_uniq = keys.as<uint32_t>();
+    uint32_t* d_counts = vals.as<uint32_t>();
+    CKR(cudaMalloc(&offs.p, (size_t)(runs + 1) * 4));
+    CKR(cudaMalloc(&sub.p, (size_t)(runs + 1) * 4));
+    CKR(cudaMalloc(&suboff.p, (size_t)(runs + 1) * 4));
+    CKR(cub::DeviceScan::ExclusiveSum(nullptr, t3, d_counts, offs.as<uint32_t>(), runs));
+    dmem tmp2;
+    CKR(cudaMalloc(&tmp2.p, t3 + 16));
+    CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, d_counts, offs.as<uint32_t>(), runs));
+    k_subcount<<<blocks(runs), THREADS>>>(d_counts, d_uniq, nruns.as<int>(), sub.as<uint32_t>());
+    CKR(cudaGetLastError());
+    CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, sub.as<uint32_t>(), suboff.as<uint32_t>(), runs));
+    uint32_t last_off = 0, last_sub = 0;
+    if (runs > 0) {
+        CKR(cudaMemcpy(&last_off, suboff.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
+        CKR(cudaMemcpy(&last_sub, sub.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
+    }
+    uint32_t total = last_off + last_sub;
+    dmem sstart, slen, partial, buckets, segs, win;
+    CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
+    CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
+    CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(g1_jac)));
+    k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
+                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>());
+    CKR(cudaGetLastError());
+    if (total > 0) k_subsum<<<blocks(total), THREADS>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
+                                          set->pts, partial.as<g1_jac>());
+    CKR(cudaGetLastError());
+    size_t nbk = (size_t)nw << c;
+    CKR(cudaMalloc(&buckets.p, nbk * sizeof(g1_jac)));
+    k_clear<<<blocks(nbk), THREADS>>>(buckets.as<g1_jac>(), nbk);
+    CKR(cudaGetLastError());
+    k_bucketsum<<<blocks(runs), THREADS>>>(d_uniq, sub.as<uint32_t>(), suboff.as<uint32_t>(), nruns.as<int>(),
+                                            partial.as<g1_jac>(), buckets.as<g1_jac>());
+    CKR(cudaGetLastError());
+    CKR(cudaMalloc(&segs.p, (size_t)nw * SEG * sizeof(g1_jac)));
+    CKR(cudaMalloc(&win.p, (size_t)nw * sizeof(g1_jac)));
+    k_segments<<<blocks((size_t)nw * SEG), THREADS>>>(buckets.as<g1_jac>(), c, nw, segs.as<g1_jac>());
+    CKR(cudaGetLastError());
+    k_windows<<<blocks(nw), THREADS>>>(segs.as<g1_jac>(), nw, win.as<g1_jac>());
+    CKR(cudaGetLastError());
+    k_horner<<<1, 1>>>(win.as<g1_jac>(), nw, c, d_out);
+    CKR(cudaGetLastError());
+    CKR(cudaDeviceSynchronize());
+    return 0;
+}
+
+__global__ void k_fill_scalars(fr_t* x, size_t n, uint32_t seed) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t v;
+    uint32_t s = seed ^ (uint32_t)(i * 0x9e3779b9u) ^ 0x85ebca6bu;
+    for (int j = 0; j < 8; j++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.v[j] = s;
+    }
+    v.v[7] &= 0x3fffffffu;
+    x[i] = v;
+}
+
+}  // namespace
+
+extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+    if (!points || !handle || n == 0) return fail(err, errlen, 1, "NULL points or handle, or no points");
+    CKR(cudaSetDevice(dev));
+    g1_set* s = new g1_set{dev, n, nullptr};
+    cudaError_t e = cudaMalloc(&s->pts, n * sizeof(g1_affine));
+    if (e == cudaSuccess) e = cudaMemcpy(s->pts, points, n * sizeof(g1_affine), cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        cudaFree(s->pts);
+        delete s;
+        return fail(err, errlen, 2, "uploading %zu G1 points: %s", n, cudaGetErrorString(e));
+    }
+    *handle = s;
+    return 0;
+}
+
+extern "C" void cuzk_cuda_g1_free(void* handle) {
+    g1_set* s = static_cast<g1_set*>(handle);
+    if (!s) return;
+    cudaSetDevice(s->dev);
+    cudaFree(s->pts);
+    delete s;
+}
+
+extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    g1_set* s = static_cast<g1_set*>(handle);
+    if (!s || !scalars || !result) return fail(err, errlen, 1, "NULL handle, scalars or result");
+    if (n > s->n) return fail(err, errlen, 1, "%zu scalars for %zu points", n, s->n);
+    CKR(cudaSetDevice(s->dev));
+    if (n == 0) {
+        memset(result, 0, sizeof(g1_jac));
+        return 0;
+    }
+    dmem ds, out;
+    CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
+    CKR(cudaMemcpy(ds.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+    CKR(cudaMalloc(&out.p, sizeof(g1_jac)));
+    int rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);
+    if (rc) return rc;
+    CKR(cudaMemcpy(result, out.p, sizeof(g1_jac), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    g1_set* s = static_cast<g1_set*>(handle);
+    if (!s || !ms || reps < 1 || n > s->n) return fail(err, errlen, 1, "bad arguments");
+    CKR(cudaSetDevice(s->dev));
+    dmem ds, out;
+    CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
+    CKR(cudaMalloc(&out.p, sizeof(g1_jac)));
+    k_fill_scalars<<<blocks(n), THREADS>>>(ds.as<fr_t>(), n, 777u);
+    CKR(cudaGetLastError());
+    float t[32];
+    if (reps > 32) reps = 32;
+    cudaEvent_t e0, e1;
+    CKR(cudaEventCreate(&e0));
+    CKR(cudaEventCreate(&e1));
+    int rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);  // warm-up
+    for (int r = 0; r < reps && !rc; r++) {
+        cudaEventRecord(e0);
+        rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        cudaEventElapsedTime(&t[r], e0, e1);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (rc) return rc;
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            float x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    *ms = t[reps / 2];
+    return 0;
+}
