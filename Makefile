@@ -16,7 +16,7 @@ PREFIX  ?= /usr/local
 VERSION := 0.1.0
 PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
-RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/
+RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/ ./core/service/
 
 .PHONY: cuda cuda-test-bin all build lib demo test vet test-go test-race test-c test-rust test-python test-snarkjs bench install clean FORCE
 
