@@ -50,7 +50,7 @@ struct dmem {
 
 const int THREADS = 256;
 const uint32_t SUB = 256;  // points per sub-bucket
-const int SEG = 64;        // running-sum segments per window
+const int SEG = 256;       // running-sum segments per window
 const uint32_t SKIP = 0xffffffffu;
 
 inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
