@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "curve.cuh"
@@ -167,14 +168,47 @@ struct g1_set {
 // running sums ~2·2^c additions per window (in SEG parallel segments), so
 // large windows pay off: c = log2(n) − 8, between 6 and 16.
 int window_bits(size_t n) {
+    if (const char* env = getenv("CUZK_CUDA_MSM_C")) {  // experiments (bench driver)
+        int c = atoi(env);
+        if (c >= 4 && c <= 16) return c;
+    }
     int lg = 0;
     while (((size_t)1 << lg) < n) lg++;
     int c = lg - 8;
     return c < 6 ? 6 : (c > 16 ? 16 : c);
 }
 
+// Phase timing, printed to stderr when CUZK_CUDA_PROFILE is set (the
+// bench driver uses it to see where an MSM's time goes).
+struct phases {
+    bool on = getenv("CUZK_CUDA_PROFILE") != nullptr;
+    cudaEvent_t ev[16];
+    const char* name[16];
+    int k = 0;
+    void mark(const char* what) {
+        if (!on || k >= 16) return;
+        cudaEventCreate(&ev[k]);
+        cudaEventRecord(ev[k]);
+        name[k++] = what;
+    }
+    ~phases() {
+        if (!on || k < 2) return;
+        cudaEventSynchronize(ev[k - 1]);
+        fprintf(stderr, "msm phases:");
+        for (int i = 1; i < k; i++) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
+            fprintf(stderr, " %s %.2f ms;", name[i], ms);
+        }
+        fprintf(stderr, "\n");
+        for (int i = 0; i < k; i++) cudaEventDestroy(ev[i]);
+    }
+};
+
 // msm on device-resident points and scalars (regular form computed here).
 int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out, char* err, size_t errlen) {
+    phases ph;
+    ph.mark("start");
     int c = window_bits(n);
     int nw = (255 + c - 1) / c;
     size_t np = (size_t)nw * n;
@@ -189,6 +223,7 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     CKR(cudaMalloc(&vals2.p, np * 4));
     k_pairs<<<blocks(n), THREADS>>>(reg.as<fr_t>(), n, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
     CKR(cudaGetLastError());
+    ph.mark("pairs");
     size_t tbytes = 0, t2 = 0, t3 = 0;
     CKR(cub::DeviceRadixSort::SortPairs(nullptr, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
                                         vals2.as<uint32_t>(), np));
@@ -198,6 +233,7 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     CKR(cudaMalloc(&tmp.p, tbytes));
     CKR(cub::DeviceRadixSort::SortPairs(tmp.p, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
                                         vals2.as<uint32_t>(), np));
+    ph.mark("sort");
     // keys2/vals2: sorted. Reuse keys as the unique keys and vals as counts.
     CKR(cudaMalloc(&nruns.p, sizeof(int)));
     t2 = tbytes;
@@ -228,6 +264,7 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
         CKR(cudaMemcpy(&last_sub, sub.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
     }
     uint32_t total = last_off + last_sub;
+    ph.mark("buckets");
     dmem sstart, slen, partial, buckets, segs, win;
     CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
@@ -238,6 +275,7 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     if (total > 0) k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
                                           set->pts, partial.as<g1_jac>());
     CKR(cudaGetLastError());
+    ph.mark("accumulate");
     size_t nbk = (size_t)nw << c;
     CKR(cudaMalloc(&buckets.p, nbk * sizeof(g1_jac)));
     k_clear<<<blocks(nbk), THREADS>>>(buckets.as<g1_jac>(), nbk);
@@ -245,14 +283,17 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     k_bucketsum<<<blocks(runs), THREADS>>>(d_uniq, sub.as<uint32_t>(), suboff.as<uint32_t>(), nruns.as<int>(),
                                             partial.as<g1_jac>(), buckets.as<g1_jac>());
     CKR(cudaGetLastError());
+    ph.mark("bucket sums");
     CKR(cudaMalloc(&segs.p, (size_t)nw * SEG * sizeof(g1_jac)));
     CKR(cudaMalloc(&win.p, (size_t)nw * sizeof(g1_jac)));
     k_segments<<<(unsigned)((nw * SEG + 63) / 64), 64>>>(buckets.as<g1_jac>(), c, nw, segs.as<g1_jac>());
     CKR(cudaGetLastError());
+    ph.mark("running sums");
     k_windows<<<blocks(nw), THREADS>>>(segs.as<g1_jac>(), nw, win.as<g1_jac>());
     CKR(cudaGetLastError());
     k_horner<<<1, 1>>>(win.as<g1_jac>(), nw, c, d_out);
     CKR(cudaGetLastError());
+    ph.mark("windows");
     CKR(cudaDeviceSynchronize());
     return 0;
 }
