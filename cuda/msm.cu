@@ -51,7 +51,7 @@ struct dmem {
 
 const int THREADS = 256;
 const uint32_t SUB = 256;  // points per sub-bucket
-const int SEG = 256;       // running-sum segments per window
+const int SEG = 1024;      // running-sum segments per window (reduced by k_windows' 256 threads)
 const uint32_t SKIP = 0xffffffffu;
 
 inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
@@ -89,14 +89,28 @@ __global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const i
 }
 
 __global__ void k_subdesc(const uint32_t* counts, const uint32_t* offs, const uint32_t* sub, const uint32_t* suboff,
-                          const int* nruns, uint32_t* start, uint32_t* len) {
+                          const int* nruns, uint32_t* start, uint32_t* len, uint32_t* owner) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= *nruns) return;
     for (uint32_t s = 0; s < sub[b]; s++) {
         uint32_t first = s * SUB;
         start[suboff[b] + s] = offs[b] + first;
         len[suboff[b] + s] = min(SUB, counts[b] - first);
+        owner[suboff[b] + s] = b;
     }
+}
+
+// One round of the tree reduction of each bucket's sub-bucket sums:
+// partial[l] += partial[l + stride] for l a multiple of 2·stride inside the
+// bucket. log2(max sub-buckets) rounds leave each bucket's sum in its first
+// sub-bucket, so a skewed bucket (all scalars 1: n/SUB sub-buckets) costs
+// log2 rounds instead of a long serial chain.
+__global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_t* suboff, uint32_t total,
+                       uint32_t stride, g1_jac* partial) {
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= total) return;
+    uint32_t b = owner[j], l = j - suboff[b];
+    if (l % (2 * stride) == 0 && l + stride < sub[b]) partial[j] = g1_add(partial[j], partial[j + stride]);
 }
 
 // 128 threads and at least 4 blocks per multiprocessor: caps registers at
@@ -113,10 +127,8 @@ __global__ void __launch_bounds__(128, 4) k_subsum(const uint32_t* start, const 
 __global__ void k_bucketsum(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
                             const g1_jac* partial, g1_jac* buckets) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= *nruns || uniq[b] == SKIP) return;
-    g1_jac acc = g1_infinity();
-    for (uint32_t s = 0; s < sub[b]; s++) acc = g1_add(acc, partial[suboff[b] + s]);
-    buckets[uniq[b]] = acc;
+    if (b >= *nruns || uniq[b] == SKIP || sub[b] == 0) return;
+    buckets[uniq[b]] = partial[suboff[b]];  // the tree left the sum here
 }
 
 __global__ void k_clear(g1_jac* b, size_t n) {
@@ -141,12 +153,20 @@ __global__ void __launch_bounds__(64) k_segments(const g1_jac* buckets, int c, i
     segs[t] = sum;
 }
 
-__global__ void k_windows(const g1_jac* segs, int nw, g1_jac* win) {
-    int w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= nw) return;
+// One block of 256 threads per window: each thread adds SEG/256 segment
+// sums, then a shared-memory tree reduces the block.
+__global__ void __launch_bounds__(256) k_windows(const g1_jac* segs, g1_jac* win) {
+    __shared__ g1_jac sh[256];
+    int w = blockIdx.x, t = threadIdx.x;
     g1_jac acc = g1_infinity();
-    for (int s = 0; s < SEG; s++) acc = g1_add(acc, segs[w * SEG + s]);
-    win[w] = acc;
+    for (int s = t; s < SEG; s += 256) acc = g1_add(acc, segs[(size_t)w * SEG + s]);
+    sh[t] = acc;
+    __syncthreads();
+    for (int stride = 128; stride > 0; stride >>= 1) {
+        if (t < stride) sh[t] = g1_add(sh[t], sh[t + stride]);
+        __syncthreads();
+    }
+    if (t == 0) win[w] = sh[0];
 }
 
 __global__ void k_horner(const g1_jac* win, int nw, int c, g1_jac* out) {
@@ -165,8 +185,10 @@ struct g1_set {
 };
 
 // Window size: the accumulation costs n·⌈255/c⌉ mixed additions, the
-// running sums ~2·2^c additions per window (in SEG parallel segments), so
-// large windows pay off: c = log2(n) − 8, between 6 and 16.
+// running sums ~2·2^c additions per window, so large windows pay off up to
+// c = 15 (measured at 2^22-2^26 on an H200, cuda/NOTES.md). A narrow top
+// window (255 mod c bits) crowds n/2^bits points into each of its buckets;
+// the sub-bucket tree (k_tree) keeps that cheap.
 int window_bits(size_t n) {
     if (const char* env = getenv("CUZK_CUDA_MSM_C")) {  // experiments (bench driver)
         int c = atoi(env);
@@ -175,7 +197,7 @@ int window_bits(size_t n) {
     int lg = 0;
     while (((size_t)1 << lg) < n) lg++;
     int c = lg - 8;
-    return c < 6 ? 6 : (c > 16 ? 16 : c);
+    return c < 6 ? 6 : (c > 15 ? 15 : c);
 }
 
 // Phase timing, printed to stderr when CUZK_CUDA_PROFILE is set (the
@@ -265,17 +287,34 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     }
     uint32_t total = last_off + last_sub;
     ph.mark("buckets");
-    dmem sstart, slen, partial, buckets, segs, win;
+    dmem sstart, slen, owner, partial, buckets, segs, win;
+    CKR(cudaMalloc(&owner.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(g1_jac)));
     k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
-                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>());
+                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>());
     CKR(cudaGetLastError());
     if (total > 0) k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
                                           set->pts, partial.as<g1_jac>());
     CKR(cudaGetLastError());
     ph.mark("accumulate");
+    if (total > 0) {
+        // the largest bucket's sub-bucket count bounds the tree's rounds
+        dmem maxsub, tmp3;
+        size_t t4 = 0;
+        CKR(cudaMalloc(&maxsub.p, 4));
+        CKR(cub::DeviceReduce::Max(nullptr, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
+        CKR(cudaMalloc(&tmp3.p, t4 + 16));
+        CKR(cub::DeviceReduce::Max(tmp3.p, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
+        uint32_t most = 0;
+        CKR(cudaMemcpy(&most, maxsub.p, 4, cudaMemcpyDeviceToHost));
+        for (uint32_t stride = 1; stride < most; stride <<= 1) {
+            k_tree<<<(total + 127) / 128, 128>>>(owner.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(), total,
+                                                 stride, partial.as<g1_jac>());
+            CKR(cudaGetLastError());
+        }
+    }
     size_t nbk = (size_t)nw << c;
     CKR(cudaMalloc(&buckets.p, nbk * sizeof(g1_jac)));
     k_clear<<<blocks(nbk), THREADS>>>(buckets.as<g1_jac>(), nbk);
@@ -289,7 +328,7 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     k_segments<<<(unsigned)((nw * SEG + 63) / 64), 64>>>(buckets.as<g1_jac>(), c, nw, segs.as<g1_jac>());
     CKR(cudaGetLastError());
     ph.mark("running sums");
-    k_windows<<<blocks(nw), THREADS>>>(segs.as<g1_jac>(), nw, win.as<g1_jac>());
+    k_windows<<<nw, 256>>>(segs.as<g1_jac>(), win.as<g1_jac>());
     CKR(cudaGetLastError());
     k_horner<<<1, 1>>>(win.as<g1_jac>(), nw, c, d_out);
     CKR(cudaGetLastError());
