@@ -20,26 +20,14 @@
 #include <string.h>
 
 #include "curve.cuh"
+#include "common.cuh"
 #include "cuzk_cuda.h"
 
 namespace {
 
-int fail(char* err, size_t errlen, int code, const char* fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-#define CKR(call)                                                                                       \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess)                                                                          \
-            return fail(err, errlen, 2, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
-    } while (0)
+using cuzk::blocks;
+using cuzk::fail;
+using cuzk::THREADS;
 
 // dmem owns a device allocation.
 struct dmem {
@@ -49,12 +37,10 @@ struct dmem {
     T* as() { return static_cast<T*>(p); }
 };
 
-const int THREADS = 256;
 const uint32_t SUB = 256;  // points per sub-bucket
 const int SEG = 1024;      // running-sum segments per window (reduced by k_windows' 256 threads)
 const uint32_t SKIP = 0xffffffffu;
 
-inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
 __global__ void k_regular(const fr_t* in, fr_t* out, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common.cuh"
 #include "cuzk_cuda.h"
 #include "field.cuh"
 
@@ -16,15 +17,9 @@ struct consts_t {
     fr_t omega, omega_inv, n_inv, g, g_inv, z_inv;
 };
 
-int fail(char* err, size_t errlen, int code, const char* fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
+using cuzk::blocks;
+using cuzk::fail;
+using cuzk::THREADS;
 
 #define CK(call)                                                                                 \
     do {                                                                                         \
@@ -36,10 +31,6 @@ int fail(char* err, size_t errlen, int code, const char* fmt, ...) {
     } while (0)
 
 #define CKLAUNCH() CK(cudaGetLastError())
-
-const int THREADS = 256;
-
-inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
 
 // one in Montgomery form: R mod r
 __device__ __forceinline__ fr_t fr_one() {
