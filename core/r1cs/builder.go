@@ -128,7 +128,24 @@ func less(a, b Variable) bool {
 
 // Build compiles the constraints and returns the system and its witness.
 func (b *Builder) Build() (*R1CS, *Witness) {
-	r := &R1CS{NumInputs: len(b.inputs), NumAux: len(b.aux), NumConstraints: b.n}
+	r := b.compile(len(b.inputs), len(b.aux))
+	w := &Witness{Inputs: slices.Clone(b.inputs), Aux: slices.Clone(b.aux)}
+	return r, w
+}
+
+// newShapeBuilder returns a builder for a system of known sizes whose
+// witness is not built (importers): it allocates nothing per variable.
+func newShapeBuilder() *Builder {
+	b := &Builder{}
+	for i := range b.rows {
+		b.rows[i].rowPtr = []uint64{0}
+	}
+	return b
+}
+
+// compile turns the staged constraints into a system with the given sizes.
+func (b *Builder) compile(numInputs, numAux int) *R1CS {
+	r := &R1CS{NumInputs: numInputs, NumAux: numAux, NumConstraints: b.n}
 	in := newInterner()
 	for i, dst := range []*Matrix{&r.A, &r.B, &r.C} {
 		m := &b.rows[i]
@@ -145,8 +162,7 @@ func (b *Builder) Build() (*R1CS, *Witness) {
 	}
 	r.Coeffs = in.table
 	r.computeDensity()
-	w := &Witness{Inputs: slices.Clone(b.inputs), Aux: slices.Clone(b.aux)}
-	return r, w
+	return r
 }
 
 // interner assigns table indices to coefficients; 1 and -1 come first.
@@ -185,13 +201,10 @@ type CSR struct {
 // FromCSR builds a system from matrices given in CSR form (merging
 // duplicate terms and dropping zeros, like Builder), checking every index.
 func FromCSR(numInputs, numAux, numConstraints int, m [3]CSR) (*R1CS, error) {
-	if numInputs < 1 || numAux < 0 || numConstraints < 0 || uint64(numInputs)+uint64(numAux) > 1<<32 {
+	if numInputs < 1 || numAux < 0 || numConstraints < 0 || uint64(numInputs)+uint64(numAux) > maxVars {
 		return nil, fmt.Errorf("r1cs: invalid sizes: %d inputs, %d aux, %d constraints", numInputs, numAux, numConstraints)
 	}
-	b := &Builder{inputs: make([]fr.Element, numInputs), aux: make([]fr.Element, numAux)}
-	for i := range b.rows {
-		b.rows[i].rowPtr = []uint64{0}
-	}
+	b := newShapeBuilder()
 	nv := uint32(numInputs + numAux)
 	for i, x := range m {
 		if len(x.RowPtr) != numConstraints+1 || x.RowPtr[0] != 0 {
@@ -227,6 +240,5 @@ func FromCSR(numInputs, numAux, numConstraints int, m [3]CSR) (*R1CS, error) {
 		}
 		b.Enforce(lcs[0], lcs[1], lcs[2])
 	}
-	r, _ := b.Build()
-	return r, nil
+	return b.compile(numInputs, numAux), nil
 }

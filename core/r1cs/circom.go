@@ -129,15 +129,15 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 	if nInputs > nWires {
 		return nil, fmt.Errorf("r1cs: circom r1cs: %d public wires but only %d wires", nInputs, nWires)
 	}
+	if nWires > maxVars {
+		return nil, fmt.Errorf("r1cs: circom r1cs: %d wires exceed the %d this build accepts", nWires, maxVars)
+	}
 	body, err := f.section(kind, 2)
 	if err != nil {
 		return nil, err
 	}
 
-	b := &Builder{inputs: make([]fr.Element, nInputs), aux: make([]fr.Element, nWires-nInputs)}
-	for i := range b.rows {
-		b.rows[i].rowPtr = []uint64{0}
-	}
+	b := newShapeBuilder()
 	off := 0
 	readLC := func(k, which int) (LC, error) {
 		if len(body)-off < 4 {
@@ -179,8 +179,7 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 	if off != len(body) {
 		return nil, fmt.Errorf("r1cs: circom r1cs: %d bytes left after %d constraints", len(body)-off, nConstraints)
 	}
-	r, _ := b.Build()
-	return r, nil
+	return b.compile(nInputs, nWires-nInputs), nil
 }
 
 // ReadCircomWitness reads a circom .wtns file and splits it into inputs and

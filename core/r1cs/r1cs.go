@@ -8,6 +8,11 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
+// maxVars bounds the variables of a system read from outside (2^31: eight
+// times a 32 GiB PoRep partition's ~2^27), so that a corrupt header cannot
+// make the reader allocate the density bitmaps of billions of variables.
+const maxVars = 1 << 31
+
 // Coefficient table indices with a fast path in evaluation.
 const (
 	CoeffOne      = 0
@@ -129,8 +134,8 @@ func (r *R1CS) validate() error {
 	if r.NumInputs < 1 {
 		return errors.New("a circuit needs at least the constant ONE input")
 	}
-	if uint64(r.NumVars()) > 1<<32 {
-		return fmt.Errorf("%d variables exceed the 2^32 limit", r.NumVars())
+	if r.NumVars() > maxVars {
+		return fmt.Errorf("%d variables exceed the %d this build accepts", r.NumVars(), maxVars)
 	}
 	if len(r.Coeffs) < 2 || !r.Coeffs[CoeffOne].IsOne() {
 		return errors.New("coefficient table must start with 1, -1")
