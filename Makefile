@@ -80,7 +80,7 @@ test-snarkjs: build
 # BENCH_ARGS narrows the run, e.g. make bench BENCH_ARGS='-bench=Prove/2\^16'
 BENCH_ARGS ?= -bench=. -benchtime=3x
 bench:
-	$(GO) test -run='^$$' $(BENCH_ARGS) -timeout=60m ./core/groth16/
+	$(GO) test -run='^$$' $(BENCH_ARGS) -timeout=60m ./core/groth16/ ./core/engine/
 
 clean:
 	rm -rf $(BIN) $(BUILD) tests/*/work tests/snarkjs/node_modules bindings/rust/target
