@@ -187,54 +187,49 @@ type Backend struct {
 	lib *Library
 	dev int
 	cpu cpu.Backend
-
-	mu   sync.Mutex
-	sets map[setKey]unsafe.Pointer // resident G1 point sets
+	res *residency
 }
 
-// setKey identifies a host point slice; the fingerprint (first and last
-// points) guards against a new slice reusing a freed one's address.
-type setKey struct {
-	ptr         uintptr
-	n           int
-	first, last bls.G1Affine
-}
+// residentShare is the share of the device's free memory at start that
+// parameter points may occupy; the rest is scratch for the MSM (about 350
+// bytes a point at c = 15: keys, values and their sorted copies) and the
+// NTTs (three 32-byte vectors of the domain).
+const residentShare = 0.6
 
 // NewBackend returns the backend for device dev.
 func NewBackend(lib *Library, dev int, cpuTasks int) *Backend {
-	return &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}, sets: map[setKey]unsafe.Pointer{}}
+	b := &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}}
+	budget := uint64(0)
+	if gpus, err := lib.Devices(); err == nil && dev < len(gpus) {
+		budget = uint64(float64(gpus[dev].VRAMFree) * residentShare)
+	}
+	b.res = newResidency(deviceStore{b}, budget)
+	return b
 }
 
-// resident returns the device copy of points, uploading it on first use:
-// parameter sets stay resident in VRAM (an H200 holds a whole 32 GiB PoRep
-// SRS), so each proof moves only its scalars.
-func (b *Backend) resident(points []bls.G1Affine) (unsafe.Pointer, error) {
-	k := setKey{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(points))), n: len(points), first: points[0], last: points[len(points)-1]}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if h, ok := b.sets[k]; ok {
-		return h, nil
-	}
+// deviceStore is the library's point-set calls for one device.
+type deviceStore struct{ b *Backend }
+
+func (d deviceStore) upload(points []bls.G1Affine) (any, error) {
 	var h unsafe.Pointer
 	err := call("g1 upload", func(e *C.char) C.int {
-		return C.call_upload(b.lib.g1Upload, C.int(b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+		return C.call_upload(d.b.lib.g1Upload, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
 	})
-	if err != nil {
-		return nil, err
-	}
-	b.sets[k] = h
-	return h, nil
+	return h, err
 }
 
-// Close frees the resident point sets.
-func (b *Backend) Close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for k, h := range b.sets {
-		C.call_free(b.lib.g1Free, h)
-		delete(b.sets, k)
-	}
+func (d deviceStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
+	var res bls.G1Jac
+	err := call("msm g1", func(e *C.char) C.int {
+		return C.call_msm(d.b.lib.msmG1, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
+	})
+	return res, err
 }
+
+func (d deviceStore) free(h any) { C.call_free(d.b.lib.g1Free, h.(unsafe.Pointer)) }
+
+// Close frees the resident point sets.
+func (b *Backend) Close() { b.res.close() }
 
 // Name returns "cuda:<device>".
 func (b *Backend) Name() string { return fmt.Sprintf("cuda:%d", b.dev) }
@@ -290,29 +285,20 @@ func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac,
 		return res, msm.Stats{}, fmt.Errorf("cuda: msm: %d points, %d scalars", len(points), len(scalars))
 	}
 	st := msm.Classify(scalars, b.cpu.NbTasks)
-	if len(points) == 0 {
-		return res, st, nil
-	}
-	h, err := b.resident(points)
-	if err != nil {
-		return res, st, err
-	}
-	err = call("msm g1", func(e *C.char) C.int {
-		return C.call_msm(b.lib.msmG1, h, unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
-	})
+	res, err := b.res.msm(points, scalars)
 	return res, st, err
 }
 
 // BenchMSMG1 returns the median milliseconds of reps G1 MSMs over points
 // (resident) with random device-side scalars.
 func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
-	h, err := b.resident(points)
-	if err != nil {
-		return 0, err
+	h, err := b.res.handle(points)
+	if err != nil || h == nil {
+		return 0, fmt.Errorf("cuda: bench: %d points do not fit the resident budget (%v)", len(points), err)
 	}
 	var ms C.double
 	err = call("bench msm", func(e *C.char) C.int {
-		return C.call_bench_msm(b.lib.benchMSM, h, C.size_t(len(points)), C.int(reps), &ms, e, errLen)
+		return C.call_bench_msm(b.lib.benchMSM, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
 }

@@ -1,0 +1,114 @@
+package cuda
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeStore is a device made of host memory: it copies uploads (as the
+// GPU does), computes MSMs with gnark-crypto, tracks live bytes and can
+// refuse uploads above a capacity, as a GPU out of memory does.
+type fakeStore struct {
+	capacity, live uint64
+	uploads, frees int
+	failAll        bool
+}
+
+var errFakeOOM = errors.New("out of memory")
+
+func (f *fakeStore) upload(points []bls.G1Affine) (any, error) {
+	size := uint64(len(points)) * g1Bytes
+	if f.failAll || f.live+size > f.capacity {
+		return nil, errFakeOOM
+	}
+	f.live += size
+	f.uploads++
+	cp := append([]bls.G1Affine(nil), points...)
+	return &cp, nil
+}
+
+func (f *fakeStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
+	pts := *h.(*[]bls.G1Affine)
+	var r bls.G1Jac
+	_, err := r.MultiExp(pts[:len(scalars)], scalars, ecc.MultiExpConfig{})
+	return r, err
+}
+
+func (f *fakeStore) free(h any) {
+	f.live -= uint64(len(*h.(*[]bls.G1Affine))) * g1Bytes
+	f.frees++
+}
+
+func want(t *testing.T, pts []bls.G1Affine, sc []fr.Element) bls.G1Jac {
+	var r bls.G1Jac
+	_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	return r
+}
+
+func TestResidentSetsUploadOnce(t *testing.T) {
+	pts, sc := testPoints(t, 1000), random(t, 1000)
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency(store, 1<<20)
+	for i := 0; i < 3; i++ {
+		got, err := r.msm(pts, sc)
+		require.NoError(t, err)
+		w := want(t, pts, sc)
+		require.True(t, w.Equal(&got))
+	}
+	require.Equal(t, 1, store.uploads, "a resident set is uploaded once")
+	require.Zero(t, r.streamedChunks.Load())
+
+	// The same backing array with new contents is a new set (the
+	// fingerprint catches a freed slice's address being reused).
+	pts[0], pts[1] = pts[1], pts[0]
+	_, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	require.Equal(t, 2, store.uploads)
+	r.close()
+	require.Zero(t, store.live, "close frees every resident set")
+}
+
+func TestStreamingWhenOverBudget(t *testing.T) {
+	pts, sc := testPoints(t, 5000), random(t, 5000)
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency(store, 1000*g1Bytes) // a set of 5000 points does not fit
+	r.chunk = 1024
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	w := want(t, pts, sc)
+	require.True(t, w.Equal(&got), "the streamed MSM equals the whole one")
+	require.EqualValues(t, 5, r.streamedChunks.Load())
+	require.Equal(t, store.uploads, store.frees, "streamed chunks are freed")
+	require.Zero(t, store.live)
+
+	// A set within the budget still becomes resident beside it.
+	small := pts[:500]
+	_, err = r.msm(small, sc[:500])
+	require.NoError(t, err)
+	require.Equal(t, 500*g1Bytes, store.live)
+}
+
+func TestUploadFailureStreamsThenErrors(t *testing.T) {
+	pts, sc := testPoints(t, 3000), random(t, 3000)
+	// The device refuses the whole set but takes chunks: streamed.
+	store := &fakeStore{capacity: 1500 * g1Bytes}
+	r := newResidency(store, 1<<30)
+	r.chunk = 1000
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	w := want(t, pts, sc)
+	require.True(t, w.Equal(&got))
+	require.EqualValues(t, 3, r.streamedChunks.Load())
+
+	// A device that takes nothing is an error, never a silent CPU fall-back.
+	r2 := newResidency(&fakeStore{failAll: true}, 1<<30)
+	_, err = r2.msm(pts, sc)
+	require.ErrorIs(t, err, errFakeOOM)
+	require.ErrorContains(t, err, "streaming points 0..")
+}
