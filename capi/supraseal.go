@@ -50,8 +50,7 @@ func release(p unsafe.Pointer) {
 }
 
 func rustError(err error) C.RustError {
-	e := toC(err)
-	return C.RustError{code: e.code, message: e.message}
+	return C.RustError(toC(err))
 }
 
 // processLock is the interlock used when gpu_mtx is NULL.

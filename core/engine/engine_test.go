@@ -447,7 +447,6 @@ func TestRequestValidation(t *testing.T) {
 	_, err = e.Submit(Request{Circuit: f.circuit})
 	require.ErrorContains(t, err, "without partitions")
 	bad := f.request("", 1, Normal)
-	bad.Partitions[0].Witness = &(*f.witnesses[0])
 	bad.Partitions[0].Witness = nil
 	_, err = e.Submit(bad)
 	require.ErrorContains(t, err, "neither a witness nor an assignment")

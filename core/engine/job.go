@@ -133,7 +133,6 @@ type job struct {
 	reports   []PartitionReport
 	partDone  []bool
 	nDone     int
-	finished  int // partitions that left the pipeline (done or aborted)
 	err       error
 	done      chan struct{}
 	submitted time.Time

@@ -82,13 +82,6 @@ func (q *queue) push(j *job) {
 	heap.Push(q, j)
 }
 
-func (q *queue) pop() *job {
-	if len(q.items) == 0 {
-		return nil
-	}
-	return heap.Pop(q).(*job)
-}
-
 // remove takes j out of the queue; it reports false when j was not queued.
 func (q *queue) remove(j *job) bool {
 	if j.index < 0 || j.index >= len(q.items) || q.items[j.index] != j {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/utils"
 )
 
 // Domain returns the evaluation domain of size n (a power of two) with the
@@ -52,6 +53,6 @@ func H(a, b, c []fr.Element, nbTasks int) []fr.Element {
 	}
 	wg.Wait()
 	dom.FFTInverse(a, fft.DIF, fft.OnCoset(), fft.WithNbTasks(nbTasks))
-	fft.BitReverse(a)
+	utils.BitReverse(a)
 	return a[:n-1]
 }

@@ -49,9 +49,6 @@ func (o Options) tasks() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// vkHeaderSize is the size of the fixed part of a verifying key.
-const vkHeaderSize = 3*G1Uncompressed + 3*G2Uncompressed
-
 // reader walks a byte slice section by section.
 type reader struct {
 	data []byte

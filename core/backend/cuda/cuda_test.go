@@ -14,6 +14,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/utils"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/groth16"
@@ -83,7 +84,7 @@ func cpuNTT(x []fr.Element, inverse, coset bool) {
 	} else {
 		d.FFT(x, fft.DIF, opts...)
 	}
-	fft.BitReverse(x)
+	utils.BitReverse(x)
 }
 
 func firstDiff(a, b []fr.Element) int {
