@@ -55,8 +55,11 @@ demo: build
 
 test: vet test-go test-race test-c test-rust test-python test-snarkjs
 
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
 	@test -z "$$(gofmt -l core)" || { echo "gofmt needed:"; gofmt -l core; exit 1; }
 
 test-go:
