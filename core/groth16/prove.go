@@ -159,14 +159,22 @@ func Validate(pk *params.ProvingKey, asg *Assignment) error {
 	if n < 2 || bits.OnesCount(uint(n)) != 1 || len(asg.B) != n || len(asg.C) != n {
 		return fmt.Errorf("groth16: a, b, c must have one power-of-two length ≥ 2 (got %d/%d/%d)", len(asg.A), len(asg.B), len(asg.C))
 	}
-	d := asg.Density
-	if d == nil || d.AAux.Len != len(asg.Aux) || d.BAux.Len != len(asg.Aux) || d.BInput.Len != len(asg.Inputs) {
+	if n != len(pk.H)+1 {
+		return fmt.Errorf("groth16: a, b, c have %d elements, the parameters' domain has %d", n, len(pk.H)+1)
+	}
+	return CheckWitness(pk, asg.Inputs, asg.Aux, asg.Density)
+}
+
+// CheckWitness checks a witness and its density bitmaps against pk: sizes,
+// popcounts against the query sizes, and the constant ONE.
+func CheckWitness(pk *params.ProvingKey, inputs, aux []fr.Element, d *r1cs.Density) error {
+	if d == nil || d.AAux.Len != len(aux) || d.BAux.Len != len(aux) || d.BInput.Len != len(inputs) {
 		return errors.New("groth16: density bitmaps do not match the witness sizes")
 	}
-	if len(asg.Inputs) == 0 || !asg.Inputs[0].IsOne() {
+	if len(inputs) == 0 || !inputs[0].IsOne() {
 		return errors.New("groth16: input 0 (the constant ONE) must be 1")
 	}
-	if err := checkKeyShape(pk, len(asg.Inputs), len(asg.Aux), n, d); err != nil {
+	if err := checkKeyShape(pk, len(inputs), len(aux), len(pk.H)+1, d); err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
 	return nil

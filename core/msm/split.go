@@ -111,14 +111,6 @@ func parallel(nbChunks, n int, fn func(t, from, to int)) {
 	wg.Wait()
 }
 
-// Classify counts the scalars by class (zero, one, other).
-func Classify(scalars []fr.Element, nbTasks int) Stats {
-	if nbTasks <= 0 {
-		nbTasks = runtime.GOMAXPROCS(0)
-	}
-	return total(classify(scalars, min(nbTasks, max(len(scalars)/1024, 1))))
-}
-
 // classify counts the classes in nbChunks contiguous ranges.
 func classify(scalars []fr.Element, nbChunks int) []Stats {
 	parts := make([]Stats, nbChunks)

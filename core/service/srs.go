@@ -122,9 +122,7 @@ func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
 	if len(a.A) == 0 || len(a.A) > n || len(a.B) != len(a.A) || len(a.C) != len(a.A) {
 		return errorf(InvalidArgument, "cuzk: abc_size %d does not fit the parameters' domain of %d", len(a.A), n)
 	}
-	full := &groth16.Assignment{A: make([]fr.Element, n), B: make([]fr.Element, n), C: make([]fr.Element, n),
-		Inputs: a.Inputs, Aux: a.Aux, Density: a.Density}
-	if err := groth16.Validate(pk, full); err != nil {
+	if err := groth16.CheckWitness(pk, a.Inputs, a.Aux, a.Density); err != nil {
 		return &Error{Code: InvalidArgument, Err: err}
 	}
 	for _, v := range []struct {
