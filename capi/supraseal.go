@@ -189,29 +189,35 @@ func lockOf(p unsafe.Pointer) (sync.Locker, error) {
 	return m, nil
 }
 
-// start validates and submits; the proofs come from the pending handle.
-func start(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int) (*service.Pending, error) {
+// prove validates and proves: synchronously (the proofs), or asynchronously
+// (a pending handle).
+func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int, sync bool) (*service.Pending, []params.Proof, error) {
 	h, err := srsOf(srs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	asgs, err := assignments(provers, n)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rs == nil || ss == nil {
-		return nil, invalid("r_s or s_s is NULL")
+		return nil, nil, invalid("r_s or s_s is NULL")
 	}
 	if gpuIndex < -1 {
-		return nil, invalid("gpu_index %d", int(gpuIndex))
+		return nil, nil, invalid("gpu_index %d", int(gpuIndex))
 	}
 	lock, err := lockOf(mtx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := service.ElementsAt(unsafe.Pointer(rs), int(n))
 	s := service.ElementsAt(unsafe.Pointer(ss), int(n))
-	return get().StartAssignments(h, asgs, r, s, lock)
+	if sync {
+		proofs, err := get().ProveAssignments(h, asgs, r, s, lock)
+		return nil, proofs, err
+	}
+	p, err := get().StartAssignments(h, asgs, r, s, lock)
+	return p, nil, err
 }
 
 func writeProofs(dst *C.groth16_proof, proofs []params.Proof) {
@@ -225,11 +231,7 @@ func generate_groth16_proofs_c(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t
 		if proofs == nil {
 			return invalid("proofs is NULL")
 		}
-		p, err := start(provers, n, rs, ss, srs, mtx, gpuIndex)
-		if err != nil {
-			return err
-		}
-		out, err := p.Finalize()
+		_, out, err := prove(provers, n, rs, ss, srs, mtx, gpuIndex, true)
 		if err != nil {
 			return err
 		}
@@ -244,7 +246,7 @@ func generate_groth16_proofs_start_c(provers *C.Assignment, n C.size_t, rs, ss *
 		if pendingOut == nil {
 			return invalid("pending_out is NULL")
 		}
-		p, err := start(provers, n, rs, ss, srs, mtx, gpuIndex)
+		p, _, err := prove(provers, n, rs, ss, srs, mtx, gpuIndex, false)
 		if err != nil {
 			return err
 		}

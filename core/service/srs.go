@@ -93,6 +93,13 @@ type Pending struct {
 // aux and the density bitmaps must stay valid until Finalize or Destroy
 // returns. lock, when set, is held with the device's interlock.
 func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
+	return s.start(h, asgs, r, sv, lock, true)
+}
+
+// start submits; copyABC copies a, b, c first (asynchronous callers may
+// free them once start returns; the engine copies them again into its own
+// buffers at synthesis, so the synchronous path skips this copy).
+func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker, copyABC bool) (*Pending, error) {
 	if h == nil || h.pk == nil {
 		return nil, errorf(InvalidArgument, "cuzk: null SRS")
 	}
@@ -105,7 +112,9 @@ func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []f
 			return nil, fmt.Errorf("circuit %d: %w", i, err)
 		}
 		cp := *a
-		cp.A, cp.B, cp.C = append([]fr.Element(nil), a.A...), append([]fr.Element(nil), a.B...), append([]fr.Element(nil), a.C...)
+		if copyABC {
+			cp.A, cp.B, cp.C = append([]fr.Element(nil), a.A...), append([]fr.Element(nil), a.B...), append([]fr.Element(nil), a.C...)
+		}
 		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &r[i], S: &sv[i]})
 	}
 	job, err := s.submit(req)
@@ -136,9 +145,10 @@ func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
 	return nil
 }
 
-// ProveAssignments is StartAssignments followed by Finalize.
+// ProveAssignments proves and waits; a, b, c must stay valid until it
+// returns (they are read once, into the engine's buffers).
 func (s *Service) ProveAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) ([]params.Proof, error) {
-	p, err := s.StartAssignments(h, asgs, r, sv, lock)
+	p, err := s.start(h, asgs, r, sv, lock, false)
 	if err != nil {
 		return nil, err
 	}
