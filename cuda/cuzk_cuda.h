@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 1
+#define CUZK_CUDA_ABI_VERSION 2
 
 /* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
 int cuzk_cuda_abi_version(void);
@@ -71,6 +71,14 @@ int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, 
 /* Median milliseconds of reps MSMs over the first n points of a set with
  * uniformly random device-resident scalars (for the bench driver). */
 int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+
+/* The same for G2: points as gnark-crypto's G2Affine (x, y in Fp2, each
+ * c0 then c1, 6 Montgomery limbs per coordinate), results as G2Jac
+ * (288 bytes). */
+int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
+void cuzk_cuda_g2_free(void* handle);
+int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
+int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -91,83 +91,99 @@ __global__ void k_subdesc(const uint32_t* counts, const uint32_t* offs, const ui
 // bucket. log2(max sub-buckets) rounds leave each bucket's sum in its first
 // sub-bucket, so a skewed bucket (all scalars 1: n/SUB sub-buckets) costs
 // log2 rounds instead of a long serial chain.
+template <class F>
 __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_t* suboff, uint32_t total,
-                       uint32_t stride, g1_jac* partial) {
+                       uint32_t stride, jac_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= total) return;
     uint32_t b = owner[j], l = j - suboff[b];
-    if (l % (2 * stride) == 0 && l + stride < sub[b]) partial[j] = g1_add(partial[j], partial[j + stride]);
+    if (l % (2 * stride) == 0 && l + stride < sub[b]) partial[j] = pt_add(partial[j], partial[j + stride]);
 }
 
 // 128 threads and at least 4 blocks per multiprocessor: caps registers at
 // 128 a thread (the unbounded build used 164, one block per multiprocessor).
+template <class F>
 __global__ void __launch_bounds__(128, 4) k_subsum(const uint32_t* start, const uint32_t* len, uint32_t total, const uint32_t* vals,
-                         const g1_affine* pts, g1_jac* partial) {
+                         const affine_t<F>* pts, jac_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= total) return;
-    g1_jac acc = g1_infinity();
-    for (uint32_t t = 0; t < len[j]; t++) acc = g1_add_mixed(acc, pts[vals[start[j] + t]]);
+    jac_t<F> acc = pt_infinity<F>();
+    for (uint32_t t = 0; t < len[j]; t++) acc = pt_add_mixed(acc, pts[vals[start[j] + t]]);
     partial[j] = acc;
 }
 
+template <class F>
 __global__ void k_bucketsum(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
-                            const g1_jac* partial, g1_jac* buckets) {
+                            const jac_t<F>* partial, jac_t<F>* buckets) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= *nruns || uniq[b] == SKIP || sub[b] == 0) return;
     buckets[uniq[b]] = partial[suboff[b]];  // the tree left the sum here
 }
 
-__global__ void k_clear(g1_jac* b, size_t n) {
+template <class F>
+__global__ void k_clear(jac_t<F>* b, size_t n) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n) b[i] = g1_infinity();
+    if (i < n) b[i] = pt_infinity<F>();
 }
 
 // Thread (w, s): S = Σ_{j in segment s of window w} j·B_j, by a running sum
 // from the top of the segment plus (lo − 1)·(Σ B_j).
-__global__ void __launch_bounds__(64) k_segments(const g1_jac* buckets, int c, int nw, g1_jac* segs) {
+template <class F>
+__global__ void __launch_bounds__(64) k_segments(const jac_t<F>* buckets, int c, int nw, jac_t<F>* segs) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nw * SEG) return;
     int w = t / SEG, s = t % SEG;
     uint32_t nb = 1u << c, per = (nb + SEG - 1) / SEG;
     uint32_t lo = max(1u, s * per), hi = min(nb, (s + 1) * per);
-    g1_jac run = g1_infinity(), sum = g1_infinity();
+    jac_t<F> run = pt_infinity<F>(), sum = pt_infinity<F>();
     for (uint32_t j = hi; j > lo; j--) {
-        run = g1_add(run, buckets[((size_t)w << c) + j - 1]);
-        sum = g1_add(sum, run);
+        run = pt_add(run, buckets[((size_t)w << c) + j - 1]);
+        sum = pt_add(sum, run);
     }
-    if (lo < hi && lo > 1) sum = g1_add(sum, g1_mul_small(run, lo - 1));
+    if (lo < hi && lo > 1) sum = pt_add(sum, pt_mul_small(run, lo - 1));
     segs[t] = sum;
 }
 
-// One block of 256 threads per window: each thread adds SEG/256 segment
-// sums, then a shared-memory tree reduces the block.
-__global__ void __launch_bounds__(256) k_windows(const g1_jac* segs, g1_jac* win) {
-    __shared__ g1_jac sh[256];
+// Threads per window block: 256 G1 points (36 KiB) or 128 G2 points fit
+// the 48 KiB of static shared memory.
+template <class F>
+__host__ __device__ constexpr int window_threads() {
+    return sizeof(jac_t<F>) > 200 ? 128 : 256;
+}
+
+// One block per window: each thread adds SEG/threads segment sums, then a
+// shared-memory tree reduces the block.
+template <class F>
+__global__ void __launch_bounds__(256) k_windows(const jac_t<F>* segs, jac_t<F>* win) {
+    constexpr int WT = window_threads<F>();
+    __shared__ jac_t<F> sh[WT];
     int w = blockIdx.x, t = threadIdx.x;
-    g1_jac acc = g1_infinity();
-    for (int s = t; s < SEG; s += 256) acc = g1_add(acc, segs[(size_t)w * SEG + s]);
+    jac_t<F> acc = pt_infinity<F>();
+    for (int s = t; s < SEG; s += WT) acc = pt_add(acc, segs[(size_t)w * SEG + s]);
     sh[t] = acc;
     __syncthreads();
-    for (int stride = 128; stride > 0; stride >>= 1) {
-        if (t < stride) sh[t] = g1_add(sh[t], sh[t + stride]);
+    for (int stride = WT / 2; stride > 0; stride >>= 1) {
+        if (t < stride) sh[t] = pt_add(sh[t], sh[t + stride]);
         __syncthreads();
     }
     if (t == 0) win[w] = sh[0];
 }
 
-__global__ void k_horner(const g1_jac* win, int nw, int c, g1_jac* out) {
-    g1_jac acc = g1_infinity();
+template <class F>
+__global__ void k_horner(const jac_t<F>* win, int nw, int c, jac_t<F>* out) {
+    jac_t<F> acc = pt_infinity<F>();
     for (int w = nw - 1; w >= 0; w--) {
-        for (int k = 0; k < c; k++) acc = g1_double(acc);
-        acc = g1_add(acc, win[w]);
+        for (int k = 0; k < c; k++) acc = pt_double(acc);
+        acc = pt_add(acc, win[w]);
     }
     *out = acc;
 }
 
-struct g1_set {
+template <class F>
+struct point_set {
     int dev;
     size_t n;
-    g1_affine* pts;
+    affine_t<F>* pts;
 };
 
 // Window size: the accumulation costs n·⌈255/c⌉ mixed additions, the
@@ -214,7 +230,8 @@ struct phases {
 };
 
 // msm on device-resident points and scalars (regular form computed here).
-int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out, char* err, size_t errlen) {
+template <class F>
+int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, jac_t<F>* d_out, char* err, size_t errlen) {
     phases ph;
     ph.mark("start");
     int c = window_bits(n);
@@ -277,12 +294,12 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
     CKR(cudaMalloc(&owner.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
-    CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(g1_jac)));
+    CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(jac_t<F>)));
     k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
                                           nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>());
     CKR(cudaGetLastError());
     if (total > 0) k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
-                                          set->pts, partial.as<g1_jac>());
+                                          set->pts, partial.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("accumulate");
     if (total > 0) {
@@ -297,26 +314,26 @@ int msm_device(const g1_set* set, const fr_t* d_scalars, size_t n, g1_jac* d_out
         CKR(cudaMemcpy(&most, maxsub.p, 4, cudaMemcpyDeviceToHost));
         for (uint32_t stride = 1; stride < most; stride <<= 1) {
             k_tree<<<(total + 127) / 128, 128>>>(owner.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(), total,
-                                                 stride, partial.as<g1_jac>());
+                                                 stride, partial.as<jac_t<F>>());
             CKR(cudaGetLastError());
         }
     }
     size_t nbk = (size_t)nw << c;
-    CKR(cudaMalloc(&buckets.p, nbk * sizeof(g1_jac)));
-    k_clear<<<blocks(nbk), THREADS>>>(buckets.as<g1_jac>(), nbk);
+    CKR(cudaMalloc(&buckets.p, nbk * sizeof(jac_t<F>)));
+    k_clear<<<blocks(nbk), THREADS>>>(buckets.as<jac_t<F>>(), nbk);
     CKR(cudaGetLastError());
     k_bucketsum<<<blocks(runs), THREADS>>>(d_uniq, sub.as<uint32_t>(), suboff.as<uint32_t>(), nruns.as<int>(),
-                                            partial.as<g1_jac>(), buckets.as<g1_jac>());
+                                            partial.as<jac_t<F>>(), buckets.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("bucket sums");
-    CKR(cudaMalloc(&segs.p, (size_t)nw * SEG * sizeof(g1_jac)));
-    CKR(cudaMalloc(&win.p, (size_t)nw * sizeof(g1_jac)));
-    k_segments<<<(unsigned)((nw * SEG + 63) / 64), 64>>>(buckets.as<g1_jac>(), c, nw, segs.as<g1_jac>());
+    CKR(cudaMalloc(&segs.p, (size_t)nw * SEG * sizeof(jac_t<F>)));
+    CKR(cudaMalloc(&win.p, (size_t)nw * sizeof(jac_t<F>)));
+    k_segments<<<(unsigned)((nw * SEG + 63) / 64), 64>>>(buckets.as<jac_t<F>>(), c, nw, segs.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("running sums");
-    k_windows<<<nw, 256>>>(segs.as<g1_jac>(), win.as<g1_jac>());
+    k_windows<<<nw, window_threads<F>()>>>(segs.as<jac_t<F>>(), win.as<jac_t<F>>());
     CKR(cudaGetLastError());
-    k_horner<<<1, 1>>>(win.as<g1_jac>(), nw, c, d_out);
+    k_horner<<<1, 1>>>(win.as<jac_t<F>>(), nw, c, d_out);
     CKR(cudaGetLastError());
     ph.mark("windows");
     CKR(cudaDeviceSynchronize());
@@ -340,55 +357,61 @@ __global__ void k_fill_scalars(fr_t* x, size_t n, uint32_t seed) {
 
 }  // namespace
 
-extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+namespace {
+
+template <class F>
+int upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
     if (!points || !handle || n == 0) return fail(err, errlen, 1, "NULL points or handle, or no points");
     CKR(cudaSetDevice(dev));
-    g1_set* s = new g1_set{dev, n, nullptr};
-    cudaError_t e = cudaMalloc(&s->pts, n * sizeof(g1_affine));
-    if (e == cudaSuccess) e = cudaMemcpy(s->pts, points, n * sizeof(g1_affine), cudaMemcpyHostToDevice);
+    point_set<F>* s = new point_set<F>{dev, n, nullptr};
+    cudaError_t e = cudaMalloc(&s->pts, n * sizeof(affine_t<F>));
+    if (e == cudaSuccess) e = cudaMemcpy(s->pts, points, n * sizeof(affine_t<F>), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         cudaFree(s->pts);
         delete s;
-        return fail(err, errlen, 2, "uploading %zu G1 points: %s", n, cudaGetErrorString(e));
+        return fail(err, errlen, 2, "uploading %zu points: %s", n, cudaGetErrorString(e));
     }
     *handle = s;
     return 0;
 }
 
-extern "C" void cuzk_cuda_g1_free(void* handle) {
-    g1_set* s = static_cast<g1_set*>(handle);
+template <class F>
+void release(void* handle) {
+    point_set<F>* s = static_cast<point_set<F>*>(handle);
     if (!s) return;
     cudaSetDevice(s->dev);
     cudaFree(s->pts);
     delete s;
 }
 
-extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
-    g1_set* s = static_cast<g1_set*>(handle);
+template <class F>
+int msm(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    point_set<F>* s = static_cast<point_set<F>*>(handle);
     if (!s || !scalars || !result) return fail(err, errlen, 1, "NULL handle, scalars or result");
     if (n > s->n) return fail(err, errlen, 1, "%zu scalars for %zu points", n, s->n);
     CKR(cudaSetDevice(s->dev));
     if (n == 0) {
-        memset(result, 0, sizeof(g1_jac));
+        memset(result, 0, sizeof(jac_t<F>));
         return 0;
     }
     dmem ds, out;
     CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
     CKR(cudaMemcpy(ds.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice));
-    CKR(cudaMalloc(&out.p, sizeof(g1_jac)));
-    int rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);
+    CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
+    int rc = msm_device<F>(s, ds.as<fr_t>(), n, out.as<jac_t<F>>(), err, errlen);
     if (rc) return rc;
-    CKR(cudaMemcpy(result, out.p, sizeof(g1_jac), cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(result, out.p, sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
     return 0;
 }
 
-extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
-    g1_set* s = static_cast<g1_set*>(handle);
+template <class F>
+int bench_msm(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    point_set<F>* s = static_cast<point_set<F>*>(handle);
     if (!s || !ms || reps < 1 || n > s->n) return fail(err, errlen, 1, "bad arguments");
     CKR(cudaSetDevice(s->dev));
     dmem ds, out;
     CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
-    CKR(cudaMalloc(&out.p, sizeof(g1_jac)));
+    CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
     k_fill_scalars<<<blocks(n), THREADS>>>(ds.as<fr_t>(), n, 777u);
     CKR(cudaGetLastError());
     float t[32];
@@ -396,10 +419,10 @@ extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* 
     cudaEvent_t e0, e1;
     CKR(cudaEventCreate(&e0));
     CKR(cudaEventCreate(&e1));
-    int rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);  // warm-up
+    int rc = msm_device<F>(s, ds.as<fr_t>(), n, out.as<jac_t<F>>(), err, errlen);  // warm-up
     for (int r = 0; r < reps && !rc; r++) {
         cudaEventRecord(e0);
-        rc = msm_device(s, ds.as<fr_t>(), n, out.as<g1_jac>(), err, errlen);
+        rc = msm_device<F>(s, ds.as<fr_t>(), n, out.as<jac_t<F>>(), err, errlen);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&t[r], e0, e1);
@@ -415,4 +438,28 @@ extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* 
         }
     *ms = t[reps / 2];
     return 0;
+}
+
+}  // namespace
+
+extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+    return upload<fp_t>(dev, points, n, handle, err, errlen);
+}
+extern "C" void cuzk_cuda_g1_free(void* handle) { release<fp_t>(handle); }
+extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    return msm<fp_t>(handle, scalars, n, result, err, errlen);
+}
+extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
+}
+
+extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+    return upload<fp2_t>(dev, points, n, handle, err, errlen);
+}
+extern "C" void cuzk_cuda_g2_free(void* handle) { release<fp2_t>(handle); }
+extern "C" int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    return msm<fp2_t>(handle, scalars, n, result, err, errlen);
+}
+extern "C" int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    return bench_msm<fp2_t>(handle, n, reps, ms, err, errlen);
 }

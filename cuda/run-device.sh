@@ -19,6 +19,6 @@ make -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="
 export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
-./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|Proof|MSMG1' 2>&1 | tee "$out/correctness.log" || status=1
+./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" || status=1
 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/bench.log" || status=1
 exit $status

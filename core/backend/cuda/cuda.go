@@ -69,7 +69,7 @@ import (
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
-const ABIVersion = 1
+const ABIVersion = 2
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
 var ErrNoLibrary = errors.New("CUDA library not loaded")
@@ -81,6 +81,7 @@ type Library struct {
 	count, info, ntt, h, benchFn unsafe.Pointer
 	g1Upload, g1Free, msmG1      unsafe.Pointer
 	benchMSM                     unsafe.Pointer
+	g2Upload, g2Free, msmG2      unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -115,7 +116,8 @@ func Open(path string) (*Library, error) {
 		dst  *unsafe.Pointer
 	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
 		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
-		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}} {
+		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM},
+		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -302,6 +304,31 @@ func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
 		return C.call_bench_msm(b.lib.benchMSM, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
+}
+
+// MSMG2OnDevice computes a G2 MSM on the GPU (upload, MSM, free). It is
+// not yet what MSMG2 uses: the G2 kernels wait for their first check
+// against the CPU on the GPU machine (TestMSMG2MatchesCPU).
+func (b *Backend) MSMG2OnDevice(points []bls.G2Affine, scalars []fr.Element) (bls.G2Jac, error) {
+	var res bls.G2Jac
+	if len(points) != len(scalars) {
+		return res, fmt.Errorf("cuda: msm g2: %d points, %d scalars", len(points), len(scalars))
+	}
+	if len(points) == 0 {
+		return res, nil
+	}
+	var h unsafe.Pointer
+	err := call("g2 upload", func(e *C.char) C.int {
+		return C.call_upload(b.lib.g2Upload, C.int(b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+	})
+	if err != nil {
+		return res, err
+	}
+	defer C.call_free(b.lib.g2Free, h)
+	err = call("msm g2", func(e *C.char) C.int {
+		return C.call_msm(b.lib.msmG2, h, unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
+	})
+	return res, err
 }
 
 // MSMG2 runs on the CPU for now.

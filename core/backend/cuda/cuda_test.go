@@ -285,3 +285,40 @@ func TestBenchMSM(t *testing.T) {
 		be.Close()
 	}
 }
+
+func TestMSMG2MatchesCPU(t *testing.T) {
+	be := gpu(t)
+	for _, k := range sizes(t) {
+		if k > 20 {
+			continue // the CPU reference is slow beyond
+		}
+		n := 1 << k
+		_, _, _, g2 := bls.Generators()
+		base := min(n, 1024)
+		distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, base))
+		pts := make([]bls.G2Affine, n)
+		for i := range pts {
+			pts[i] = distinct[i%base]
+		}
+		for i := 0; i < n; i += 11 {
+			pts[i].SetInfinity()
+		}
+		for name, sc := range map[string][]fr.Element{"uniform": random(t, n), "boolean-heavy": func() []fr.Element {
+			v := random(t, n)
+			for i := range v {
+				if i%20 != 0 {
+					v[i].SetUint64(uint64(i & 1))
+				}
+			}
+			return v
+		}()} {
+			var want bls.G2Jac
+			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			got, err := be.MSMG2OnDevice(pts, sc)
+			require.NoError(t, err)
+			require.True(t, want.Equal(&got), "G2 2^%d %s", k, name)
+		}
+		t.Logf("G2 MSM 2^%d: uniform and boolean-heavy scalars, points at infinity, equal gnark-crypto's MultiExp", k)
+	}
+}
