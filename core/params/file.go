@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
@@ -240,21 +239,21 @@ func DecodeVerifyingKey(data []byte, opt Options) (*VerifyingKey, error) {
 // sections decoded in parallel.
 func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
 	var pk *ProvingKey
-	err := fileio.WithMapped(path, func(data []byte) (err error) {
+	err := fileio.Decode("params", path, func(data []byte) (err error) {
 		pk, err = DecodeProvingKey(data, opt)
 		return err
 	})
-	return pk, wrapIO(err)
+	return pk, err
 }
 
 // ReadVerifyingKey reads a .vk file or the verifying key of a .params file.
 func ReadVerifyingKey(path string, opt Options) (*VerifyingKey, error) {
 	var vk *VerifyingKey
-	err := fileio.WithMapped(path, func(data []byte) (err error) {
+	err := fileio.Decode("params", path, func(data []byte) (err error) {
 		vk, err = DecodeVerifyingKey(data, opt)
 		return err
 	})
-	return vk, wrapIO(err)
+	return vk, err
 }
 
 // WriteTo writes the verifying key (a .vk file).
@@ -299,11 +298,10 @@ func (vk *VerifyingKey) WriteFile(path string) error {
 	return wrapIO(fileio.WriteAtomic(path, func(w io.Writer) error { _, err := vk.WriteTo(w); return err }))
 }
 
-// wrapIO prefixes file-system errors with the package name; decoding
-// errors already carry it.
+// wrapIO prefixes file-system errors with the package name.
 func wrapIO(err error) error {
-	if err == nil || strings.HasPrefix(err.Error(), "params: ") {
-		return err
+	if err == nil {
+		return nil
 	}
 	return fmt.Errorf("params: %w", err)
 }

@@ -88,18 +88,11 @@ func readElement(b []byte) (fr.Element, error) {
 // used as variable indices unchanged.
 func ReadCircomR1CS(path string) (*R1CS, error) {
 	var r *R1CS
-	err := fileio.WithMapped(path, func(data []byte) (err error) {
+	err := fileio.Decode("r1cs", path, func(data []byte) (err error) {
 		r, err = DecodeCircomR1CS(data)
 		return err
 	})
-	return r, prefixed(err)
-}
-
-func prefixed(err error) error {
-	if err == nil || len(err.Error()) > 5 && err.Error()[:5] == "r1cs:" {
-		return err
-	}
-	return fmt.Errorf("r1cs: %w", err)
+	return r, err
 }
 
 // DecodeCircomR1CS parses the bytes of a circom .r1cs file.
@@ -186,11 +179,11 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 // aux for r, checking its length and the constant ONE.
 func (r *R1CS) ReadCircomWitness(path string) (*Witness, error) {
 	var w *Witness
-	err := fileio.WithMapped(path, func(data []byte) (err error) {
+	err := fileio.Decode("r1cs", path, func(data []byte) (err error) {
 		w, err = r.DecodeCircomWitness(data)
 		return err
 	})
-	return w, prefixed(err)
+	return w, err
 }
 
 // DecodeCircomWitness parses the bytes of a circom .wtns file for r.

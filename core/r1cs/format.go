@@ -86,13 +86,10 @@ func (r *R1CS) WriteFile(path string) error {
 // ReadFile reads a system written by WriteFile.
 func ReadFile(path string) (*R1CS, error) {
 	var r *R1CS
-	err := fileio.WithMapped(path, func(data []byte) (err error) {
+	err := fileio.Decode("r1cs", path, func(data []byte) (err error) {
 		r, err = Decode(data)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrFormat) {
-		err = fmt.Errorf("r1cs: %w", err)
-	}
 	return r, err
 }
 
@@ -169,12 +166,12 @@ func Decode(data []byte) (*R1CS, error) {
 // their magic.
 func Open(path string) (*R1CS, error) {
 	var circom bool
-	err := fileio.WithMapped(path, func(data []byte) error {
+	err := fileio.Decode("r1cs", path, func(data []byte) error {
 		circom = len(data) >= 4 && string(data[:4]) == "r1cs"
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("r1cs: %w", err)
+		return nil, err
 	}
 	if circom {
 		return ReadCircomR1CS(path)

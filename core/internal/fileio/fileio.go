@@ -56,3 +56,21 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// Decode maps path and runs decode on its bytes. Errors from opening or
+// mapping the file are prefixed with pkg ("params: open …"); decode's own
+// errors, which carry their package's prefix already, come back unchanged.
+func Decode(pkg, path string, decode func(data []byte) error) error {
+	var decodeErr error
+	err := WithMapped(path, func(data []byte) error {
+		decodeErr = decode(data)
+		return decodeErr
+	})
+	if decodeErr != nil {
+		return decodeErr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", pkg, err)
+	}
+	return nil
+}
