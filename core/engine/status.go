@@ -49,6 +49,13 @@ type MemoryStatus struct {
 	Pool poolStats `json:"pool"`
 }
 
+// InFlight returns the number of jobs submitted and not yet ended.
+func (e *Engine) InFlight() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.jobs)
+}
+
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
 	up := time.Since(e.started)

@@ -63,7 +63,7 @@ func (s *Service) Configure(text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.eng != nil {
-		if n := len(s.eng.Status().Jobs); n > 0 {
+		if n := s.eng.InFlight(); n > 0 {
 			return errorf(Busy, "cuzk: cannot reconfigure with %d job(s) in flight", n)
 		}
 		s.eng.Close()

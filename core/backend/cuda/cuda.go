@@ -198,14 +198,11 @@ type Backend struct {
 // NTTs (three 32-byte vectors of the domain).
 const residentShare = 0.6
 
-// NewBackend returns the backend for device dev.
-func NewBackend(lib *Library, dev int, cpuTasks int) *Backend {
-	b := &Backend{lib: lib, dev: dev, cpu: cpu.Backend{NbTasks: cpuTasks}}
-	budget := uint64(0)
-	if gpus, err := lib.Devices(); err == nil && dev < len(gpus) {
-		budget = uint64(float64(gpus[dev].VRAMFree) * residentShare)
-	}
-	b.res = newResidency(deviceStore{b}, budget)
+// NewBackend returns the backend for gpu (from lib.Devices); its free
+// memory sizes the budget of resident parameter points.
+func NewBackend(lib *Library, gpu backend.GPU, cpuTasks int) *Backend {
+	b := &Backend{lib: lib, dev: gpu.Index, cpu: cpu.Backend{NbTasks: cpuTasks}}
+	b.res = newResidency(deviceStore{b}, uint64(float64(gpu.VRAMFree)*residentShare))
 	return b
 }
 

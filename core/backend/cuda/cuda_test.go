@@ -41,7 +41,7 @@ func gpu(t *testing.T) *Backend {
 	require.NoError(t, err)
 	require.NotEmpty(t, gpus, "no CUDA device")
 	t.Logf("device 0: %s, %d GiB", gpus[0].Name, gpus[0].VRAMTotal>>30)
-	return NewBackend(lib, 0, 0)
+	return NewBackend(lib, gpus[0], 0)
 }
 
 func sizes(t *testing.T) []int {
