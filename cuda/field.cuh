@@ -127,3 +127,20 @@ __device__ __forceinline__ fr_t fr_pow(const fr_t& x, uint64_t e, const fr_t& on
     }
     return r;
 }
+
+// Fills x with pseudo-random elements below r (xorshift from the seed and
+// the index), for the bench drivers: device-resident, never zeros.
+static __global__ void k_fill_random(fr_t* x, size_t n, uint32_t seed) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t v;
+    uint32_t s = seed ^ (uint32_t)(i * 0x9e3779b9u);
+    for (int j = 0; j < 8; j++) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.v[j] = s;
+    }
+    v.v[7] &= 0x3fffffffu;  // below r
+    x[i] = v;
+}

@@ -340,20 +340,6 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, jac_t<F
     return 0;
 }
 
-__global__ void k_fill_scalars(fr_t* x, size_t n, uint32_t seed) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fr_t v;
-    uint32_t s = seed ^ (uint32_t)(i * 0x9e3779b9u) ^ 0x85ebca6bu;
-    for (int j = 0; j < 8; j++) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        v.v[j] = s;
-    }
-    v.v[7] &= 0x3fffffffu;
-    x[i] = v;
-}
 
 }  // namespace
 
@@ -412,7 +398,7 @@ int bench_msm(void* handle, size_t n, int reps, double* ms, char* err, size_t er
     dmem ds, out;
     CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
     CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
-    k_fill_scalars<<<blocks(n), THREADS>>>(ds.as<fr_t>(), n, 777u);
+    k_fill_random<<<blocks(n), THREADS>>>(ds.as<fr_t>(), n, 777u ^ 0x85ebca6bu);
     CKR(cudaGetLastError());
     float t[32];
     if (reps > 32) reps = 32;

@@ -230,22 +230,6 @@ done:
     return rc;
 }
 
-namespace {
-__global__ void k_fill(fr_t* x, size_t n, uint32_t seed) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fr_t v;
-    uint32_t s = seed ^ (uint32_t)(i * 0x9e3779b9u);
-    for (int j = 0; j < 8; j++) {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        v.v[j] = s;
-    }
-    v.v[7] &= 0x3fffffffu;  // below r
-    x[i] = v;
-}
-}  // namespace
 
 extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
                                    size_t errlen) {
@@ -262,7 +246,7 @@ extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* cons
     if (reps > 64) reps = 64;
     if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
     CK(cudaMalloc(&dx, n * sizeof(fr_t)));
-    k_fill<<<blocks(n), THREADS>>>(dx, n, 12345u);
+    k_fill_random<<<blocks(n), THREADS>>>(dx, n, 12345u);
     CKLAUNCH();
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
