@@ -36,7 +36,7 @@ lib: FORCE
 
 # libcuzk_cuda.so where nvcc exists (CUDA_ARCH=sm_90 narrows the targets).
 cuda:
-	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
+	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -j3 -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
 	else echo "make cuda: nvcc not found, skipping libcuzk_cuda.so (cuzk runs on its CPU backend)"; fi
 
 # The GPU tests' Go binary, built here and run on the GPU machine by

@@ -22,6 +22,7 @@ __device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return mont_mul<12>(a, a,
 __device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return mod_add<12>(a, b, FP_P); }
 __device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return mod_sub<12>(a, b, FP_P); }
 __device__ __forceinline__ fp_t f_dbl(const fp_t& a) { return mod_add<12>(a, a, FP_P); }
+__device__ __forceinline__ fp_t f_neg(const fp_t& a) { return mod_neg<12>(a, FP_P); }
 
 __device__ __forceinline__ bool f_is_zero(const fp_t& a) {
     uint32_t acc = 0;
@@ -51,16 +52,19 @@ struct fp2_t {
 __device__ __forceinline__ fp2_t f_add(const fp2_t& a, const fp2_t& b) { return {f_add(a.c0, b.c0), f_add(a.c1, b.c1)}; }
 __device__ __forceinline__ fp2_t f_sub(const fp2_t& a, const fp2_t& b) { return {f_sub(a.c0, b.c0), f_sub(a.c1, b.c1)}; }
 __device__ __forceinline__ fp2_t f_dbl(const fp2_t& a) { return {f_dbl(a.c0), f_dbl(a.c1)}; }
+__device__ __forceinline__ fp2_t f_neg(const fp2_t& a) { return {f_neg(a.c0), f_neg(a.c1)}; }
 
 // Karatsuba: (a0 + a1u)(b0 + b1u) = (a0b0 − a1b1) + ((a0 + a1)(b0 + b1) − a0b0 − a1b1)u
-__device__ __forceinline__ fp2_t f_mul(const fp2_t& a, const fp2_t& b) {
+// Fp2 products are calls, not inlined: inlined, the G2 kernels took ptxas
+// 7 minutes to build and spilled anyway.
+__device__ __noinline__ fp2_t f_mul(const fp2_t& a, const fp2_t& b) {
     fp_t v0 = f_mul(a.c0, b.c0), v1 = f_mul(a.c1, b.c1);
     fp_t s = f_mul(f_add(a.c0, a.c1), f_add(b.c0, b.c1));
     return {f_sub(v0, v1), f_sub(f_sub(s, v0), v1)};
 }
 
 // (a0 + a1u)^2 = (a0 + a1)(a0 − a1) + 2a0a1·u
-__device__ __forceinline__ fp2_t f_sqr(const fp2_t& a) {
+__device__ __noinline__ fp2_t f_sqr(const fp2_t& a) {
     return {f_mul(f_add(a.c0, a.c1), f_sub(a.c0, a.c1)), f_dbl(f_mul(a.c0, a.c1))};
 }
 
@@ -191,9 +195,92 @@ template <class F>
 __device__ __forceinline__ jac_t<F> pt_mul_small(const jac_t<F>& p, uint32_t k) {
     jac_t<F> r = pt_infinity<F>();
     if (k == 0) return r;
-    for (int bit = 31 - __clz((int)k); bit >= 0; bit--) {
+    for (int bit = 31; bit >= 0; bit--) {
+        if ((k >> bit) == 0) continue;
         r = pt_double(r);
         if ((k >> bit) & 1) r = pt_add(r, p);
     }
+    return r;
+}
+
+template <class F>
+__device__ __forceinline__ affine_t<F> pt_neg(const affine_t<F>& a) {
+    return {a.x, f_neg(a.y)};  // infinity (0, 0) stays (0, 0)
+}
+
+// ---- extended Jacobian ("XYZZ") coordinates for the bucket accumulation:
+// x = X/ZZ, y = Y/ZZZ with ZZ^3 = ZZZ^2; ZZ = 0 is the point at infinity.
+// Formulas from the Explicit-Formulas Database (g1p/xyzz, a = 0):
+// madd-2008-s (8M + 2S, against 7M + 4S for the Jacobian madd-2007-bl) and
+// mdbl-2008-s / dbl-2008-s for the doubling cases.
+template <class F>
+struct xyzz_t {
+    F x, y, zz, zzz;
+};
+
+template <class F>
+__device__ __forceinline__ xyzz_t<F> xyzz_infinity() {
+    xyzz_t<F> r;
+    f_set_one(r.x);
+    f_set_one(r.y);
+    f_set_zero(r.zz);
+    f_set_zero(r.zzz);
+    return r;
+}
+
+// dbl-2008-s
+template <class F>
+__device__ __forceinline__ xyzz_t<F> xyzz_double(const xyzz_t<F>& p) {
+    if (f_is_zero(p.zz)) return p;
+    F U = f_dbl(p.y), V = f_sqr(U), W = f_mul(U, V), S = f_mul(p.x, V);
+    F X2 = f_sqr(p.x), M = f_add(f_dbl(X2), X2);
+    xyzz_t<F> r;
+    r.x = f_sub(f_sqr(M), f_dbl(S));
+    r.y = f_sub(f_mul(M, f_sub(S, r.x)), f_mul(W, p.y));
+    r.zz = f_mul(V, p.zz);
+    r.zzz = f_mul(W, p.zzz);
+    return r;
+}
+
+// madd-2008-s: p + a
+template <class F>
+__device__ __forceinline__ xyzz_t<F> xyzz_add_mixed(const xyzz_t<F>& p, const affine_t<F>& a) {
+    if (pt_is_inf(a)) return p;
+    if (f_is_zero(p.zz)) {
+        xyzz_t<F> r;
+        r.x = a.x;
+        r.y = a.y;
+        f_set_one(r.zz);
+        f_set_one(r.zzz);
+        return r;
+    }
+    F P = f_sub(f_mul(a.x, p.zz), p.x);
+    F R = f_sub(f_mul(a.y, p.zzz), p.y);
+    if (f_is_zero(P)) {
+        if (!f_is_zero(R)) return xyzz_infinity<F>();
+        xyzz_t<F> q;  // p = a: double it
+        q.x = a.x;
+        q.y = a.y;
+        f_set_one(q.zz);
+        f_set_one(q.zzz);
+        return xyzz_double(q);
+    }
+    F PP = f_sqr(P), PPP = f_mul(P, PP), Q = f_mul(p.x, PP);
+    xyzz_t<F> r;
+    r.x = f_sub(f_sub(f_sqr(R), PPP), f_dbl(Q));
+    r.y = f_sub(f_mul(R, f_sub(Q, r.x)), f_mul(p.y, PPP));
+    r.zz = f_mul(p.zz, PP);
+    r.zzz = f_mul(p.zzz, PPP);
+    return r;
+}
+
+// To Jacobian: (X·ZZ², Y·ZZZ², ZZZ), since ZZZ²/ZZ = ZZ² when ZZ³ = ZZZ².
+template <class F>
+__device__ __forceinline__ jac_t<F> xyzz_to_jac(const xyzz_t<F>& p) {
+    if (f_is_zero(p.zz)) return pt_infinity<F>();
+    jac_t<F> r;
+    r.x = f_mul(p.x, f_sqr(p.zz));
+    r.y = f_mul(p.y, f_sqr(p.zzz));
+    r.z = p.zzz;
     return r;
 }

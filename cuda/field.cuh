@@ -1,10 +1,30 @@
-// Montgomery arithmetic over N 32-bit limbs (CIOS: Koç, Acar, Kaliski,
-// "Analyzing and comparing Montgomery multiplication algorithms", 1996),
-// for BLS12-381's scalar field Fr (N = 8, R = 2^256) and, later, its base
-// field Fp (N = 12, R = 2^384). Little-endian limbs: the memory layout of
-// gnark-crypto's elements and blst's fr_t/fp_t.
+// Montgomery arithmetic over N 32-bit limbs for BLS12-381's scalar field
+// Fr (N = 8, R = 2^256) and base field Fp (N = 12, R = 2^384), little-endian
+// limbs: the memory layout of gnark-crypto's elements and blst's fr_t/fp_t.
+//
+// Multiplication is CIOS (Koç, Acar, Kaliski, "Analyzing and comparing
+// Montgomery multiplication algorithms", 1996) written as PTX carry chains:
+// per limb of b, one chain adds the low halves of a·b_i, one the high halves
+// one limb up, and two more do the same for m·p — 4N multiply-adds a limb,
+// the instruction count of schoolbook multiplication plus reduction. Both
+// moduli leave spare bits (p < 2^381, r < 2^255), which bounds the running
+// value below 2^(32(N+1)) so N+1 words hold it.
+//
+// The carry primitives have a host emulation, so cuda/hosttest.cpp checks
+// this exact code with g++ on machines without a GPU (make test runs it).
+// CUZK_PLAIN_MUL selects the previous C version with 64-bit products (kept
+// for comparisons on the GPU).
 #pragma once
 #include <stdint.h>
+
+#ifndef __CUDACC__  // host build of the arithmetic (cuda/hosttest.cpp)
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __constant__
+#define __align__(n) alignas(n)
+#endif
 
 template <int N>
 struct __align__(16) felem {
@@ -19,26 +39,107 @@ static __device__ __constant__ uint32_t FR_P[8] = {0x00000001u, 0xffffffffu, 0xf
 // -r^-1 mod 2^32 (r ≡ 1 mod 2^32)
 #define FR_PINV 0xffffffffu
 
-template <int N>
-__device__ __forceinline__ bool geq(const uint32_t* a, const uint32_t* p) {
-#pragma unroll
-    for (int i = N - 1; i >= 0; i--) {
-        if (a[i] != p[i]) return a[i] > p[i];
+// ---- carry-chain primitives: x.cc sets the carry flag, xc reads it ----
+namespace cc {
+#ifdef __CUDA_ARCH__
+#define CC_OP3(name, ins)                                                                       \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {                          \
+        uint32_t r;                                                                             \
+        asm volatile(ins " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                            \
+        return r;                                                                               \
     }
-    return true;
+#define CC_OP4(name, ins)                                                                       \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) {              \
+        uint32_t r;                                                                             \
+        asm volatile(ins " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                \
+        return r;                                                                               \
+    }
+CC_OP3(add_cc, "add.cc.u32")
+CC_OP3(addc_cc, "addc.cc.u32")
+CC_OP3(addc, "addc.u32")
+CC_OP3(sub_cc, "sub.cc.u32")
+CC_OP3(subc_cc, "subc.cc.u32")
+CC_OP3(subc, "subc.u32")
+CC_OP4(mad_lo_cc, "mad.lo.cc.u32")
+CC_OP4(madc_lo_cc, "madc.lo.cc.u32")
+CC_OP4(mad_hi_cc, "mad.hi.cc.u32")
+CC_OP4(madc_hi_cc, "madc.hi.cc.u32")
+CC_OP4(madc_hi, "madc.hi.u32")
+#undef CC_OP3
+#undef CC_OP4
+#else
+// The emulation keeps the flag in a variable; same semantics as PTX.
+static thread_local uint32_t flag;
+inline uint32_t put(uint64_t s) {
+    flag = (uint32_t)(s >> 32) & 1;
+    return (uint32_t)s;
+}
+inline uint32_t add_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b); }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { return put((uint64_t)a + b + flag); }
+inline uint32_t addc(uint32_t a, uint32_t b) { return a + b + flag; }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) { return put((uint64_t)a - b); }
+inline uint32_t subc_cc(uint32_t a, uint32_t b) { return put((uint64_t)a - b - flag); }
+inline uint32_t subc(uint32_t a, uint32_t b) { return a - b - flag; }
+inline uint32_t lo(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a * b); }
+inline uint32_t hi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return put((uint64_t)lo(a, b) + c); }
+inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return put((uint64_t)lo(a, b) + c + flag); }
+inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return put((uint64_t)hi(a, b) + c); }
+inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return put((uint64_t)hi(a, b) + c + flag); }
+inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { return hi(a, b) + c + flag; }
+#endif
+}  // namespace cc
+
+// r = t − p if t ≥ p else t, for t < 2p held in N words.
+template <int N>
+__device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, const uint32_t* p) {
+    uint32_t s[N];
+    s[0] = cc::sub_cc(t[0], p[0]);
+#pragma unroll
+    for (int j = 1; j < N; j++) s[j] = cc::subc_cc(t[j], p[j]);
+    uint32_t borrow = cc::subc(0, 0);  // 0xffffffff when t < p
+#pragma unroll
+    for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
+#ifndef CUZK_PLAIN_MUL
 template <int N>
-__device__ __forceinline__ void sub_p(uint32_t* a, const uint32_t* p) {
-    int64_t borrow = 0;
+__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
+                                             uint32_t pinv) {
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) t[i] = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) {
-        int64_t d = (int64_t)a[i] - p[i] + borrow;
-        a[i] = (uint32_t)d;
-        borrow = d >> 32;
+        const uint32_t bi = b.v[i];
+        // t += a·b_i: low halves at limb j, high halves at limb j + 1
+        t[0] = cc::mad_lo_cc(a.v[0], bi, t[0]);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(a.v[j], bi, t[j]);
+        t[N] = cc::addc(t[N], 0);
+        t[1] = cc::mad_hi_cc(a.v[0], bi, t[1]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(a.v[j], bi, t[j + 1]);
+        t[N] = cc::madc_hi(a.v[N - 1], bi, t[N]);
+        // t += m·p with m chosen so that t ≡ 0 mod 2^32, then t /= 2^32
+        const uint32_t m = t[0] * pinv;
+        t[0] = cc::mad_lo_cc(m, p[0], t[0]);  // 0, carry out
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, p[j], t[j]);
+        t[N] = cc::addc(t[N], 0);
+        t[1] = cc::mad_hi_cc(m, p[0], t[1]);
+#pragma unroll
+        for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, p[j], t[j + 1]);
+        t[N] = cc::madc_hi(m, p[N - 1], t[N]);
+#pragma unroll
+        for (int j = 0; j < N; j++) t[j] = t[j + 1];
+        t[N] = 0;
     }
+    felem<N> r;
+    reduce_once<N>(r.v, t, p);  // t < 2p < 2^(32N)
+    return r;
 }
-
+#else
 template <int N>
 __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
                                              uint32_t pinv) {
@@ -71,46 +172,47 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
         t[N] = t[N + 1] + (uint32_t)(s >> 32);
     }
     felem<N> r;
-#pragma unroll
-    for (int i = 0; i < N; i++) r.v[i] = t[i];
-    if (t[N] != 0 || geq<N>(r.v, p)) sub_p<N>(r.v, p);
+    reduce_once<N>(r.v, t, p);
     return r;
 }
+#endif
 
+// a + b mod p for a, b < p (a + b < 2p < 2^(32N): no carry out).
 template <int N>
 __device__ __forceinline__ felem<N> mod_add(const felem<N>& a, const felem<N>& b, const uint32_t* p) {
-    felem<N> r;
-    uint64_t c = 0;
+    uint32_t t[N];
+    t[0] = cc::add_cc(a.v[0], b.v[0]);
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        uint64_t s = (uint64_t)a.v[i] + b.v[i] + c;
-        r.v[i] = (uint32_t)s;
-        c = s >> 32;
-    }
-    if (c || geq<N>(r.v, p)) sub_p<N>(r.v, p);
+    for (int i = 1; i < N - 1; i++) t[i] = cc::addc_cc(a.v[i], b.v[i]);
+    t[N - 1] = cc::addc(a.v[N - 1], b.v[N - 1]);
+    felem<N> r;
+    reduce_once<N>(r.v, t, p);
     return r;
 }
 
+// a − b mod p: the difference, plus p when it borrowed.
 template <int N>
 __device__ __forceinline__ felem<N> mod_sub(const felem<N>& a, const felem<N>& b, const uint32_t* p) {
+    uint32_t t[N];
+    t[0] = cc::sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N; i++) t[i] = cc::subc_cc(a.v[i], b.v[i]);
+    const uint32_t mask = cc::subc(0, 0);  // all ones when a < b
     felem<N> r;
-    int64_t borrow = 0;
+    r.v[0] = cc::add_cc(t[0], p[0] & mask);
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        int64_t d = (int64_t)a.v[i] - b.v[i] + borrow;
-        r.v[i] = (uint32_t)d;
-        borrow = d >> 32;
-    }
-    if (borrow) {
-        uint64_t c = 0;
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-            uint64_t s = (uint64_t)r.v[i] + p[i] + c;
-            r.v[i] = (uint32_t)s;
-            c = s >> 32;
-        }
-    }
+    for (int i = 1; i < N - 1; i++) r.v[i] = cc::addc_cc(t[i], p[i] & mask);
+    r.v[N - 1] = cc::addc(t[N - 1], p[N - 1] & mask);
     return r;
+}
+
+// p − a for a < p (0 stays 0): the negation.
+template <int N>
+__device__ __forceinline__ felem<N> mod_neg(const felem<N>& a, const uint32_t* p) {
+    felem<N> z;
+#pragma unroll
+    for (int i = 0; i < N; i++) z.v[i] = 0;
+    return mod_sub<N>(z, a, p);
 }
 
 __device__ __forceinline__ fr_t fr_mul(const fr_t& a, const fr_t& b) { return mont_mul<8>(a, b, FR_P, FR_PINV); }
@@ -121,13 +223,15 @@ __device__ __forceinline__ fr_t fr_sub(const fr_t& a, const fr_t& b) { return mo
 __device__ __forceinline__ fr_t fr_pow(const fr_t& x, uint64_t e, const fr_t& one) {
     fr_t r = one;
     if (e == 0) return r;
-    for (int bit = 63 - __clzll((long long)e); bit >= 0; bit--) {
+    for (int bit = 63; bit >= 0; bit--) {
+        if ((e >> bit) == 0) continue;
         r = fr_mul(r, r);
         if ((e >> bit) & 1) r = fr_mul(r, x);
     }
     return r;
 }
 
+#ifdef __CUDACC__
 // Fills x with pseudo-random elements below r (xorshift from the seed and
 // the index), for the bench drivers: device-resident, never zeros.
 static __global__ void k_fill_random(fr_t* x, size_t n, uint32_t seed) {
@@ -143,4 +247,38 @@ static __global__ void k_fill_random(fr_t* x, size_t n, uint32_t seed) {
     }
     v.v[7] &= 0x3fffffffu;  // below r
     x[i] = v;
+}
+#endif
+
+// (r − 1)/2: scalars above it are replaced by r − k and a negated point.
+static __device__ __constant__ uint32_t FR_HALF[8] = {0x80000000u, 0x7fffffffu, 0x7fff2dffu, 0xa9ded201u,
+                                               0x04d0ec02u, 0x199cec04u, 0x94cebea4u, 0x39f6d3a9u};
+
+// fr_signed_digits splits k (regular form, k < r) into nw signed c-bit
+// digits d_w with |d_w| ≤ 2^(c−1), calling emit(w, d_w) for each window:
+// Σ d_w·2^(c·w) equals k, or r − k when the function returns true (k above
+// (r−1)/2, so the caller negates the point). r − k < 2^254 keeps the last
+// carry inside nw = ⌈255/c⌉ windows.
+template <class Emit>
+__device__ __forceinline__ bool fr_signed_digits(const fr_t& k, int c, int nw, Emit emit) {
+    bool neg = false;
+#pragma unroll
+    for (int i = 7; i >= 0; i--) {
+        if (k.v[i] != FR_HALF[i]) {
+            neg = k.v[i] > FR_HALF[i];
+            break;
+        }
+    }
+    fr_t v = neg ? mod_neg<8>(k, FR_P) : k;
+    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+    uint32_t carry = 0;
+    for (int w = 0; w < nw; w++) {
+        int bit = w * c, limb = bit >> 5, sh = bit & 31;
+        uint64_t word = limb < 8 ? v.v[limb] : 0;
+        if (limb + 1 < 8) word |= (uint64_t)v.v[limb + 1] << 32;
+        uint32_t d = ((uint32_t)(word >> sh) & mask) + carry;
+        carry = d > half;
+        emit(w, carry ? (int32_t)d - (int32_t)(1u << c) : (int32_t)d);
+    }
+    return neg;
 }

@@ -1,24 +1,48 @@
 #!/usr/bin/env bash
 # On the GPU machine (no Go there): builds libcuzk_cuda.so with nvcc, runs
 # the GPU correctness tests (every result against the CPU backend, on fresh
-# random inputs) and the timing table, with the Go test binary built here
-# by `make cuda-test-bin`. Logs and tables go under $OUT.
-#   usage: cuda/run-device.sh   (from the repository root)
+# random inputs), the timing tables and the whole-partition bench, with the
+# Go test binary built here by `make cuda-test-bin`. Logs and tables go
+# under $OUT.
+#   usage: cuda/run-device.sh [build] [correct] [bench] [partition]
+#          (from the repository root; no arguments: build correct bench)
+# Without `build`, a libcuzk_cuda.so carried in build/ is used.
+# Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
+# CUZK_CUDA_PARTITION (partition sizes, default 24,26),
+# CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
+# CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
 root=$(pwd)
+steps=${*:-build correct bench}
+has() { [[ " $steps " == *" $1 "* ]]; }
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
-make -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" 2>&1 | tee "$out/build.log"
-[ -f build/libcuzk_cuda.so ] || { echo "FAIL: no libcuzk_cuda.so"; exit 1; }
+if has build; then
+  start=$(date +%s)
+  make -j3 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
+  echo "build: $(( $(date +%s) - start )) s" | tee -a "$out/machine.txt"
+  cp build/libcuzk_cuda.so "$out/" 2>/dev/null
+fi
+[ -f build/libcuzk_cuda.so ] || { echo "FAIL: no libcuzk_cuda.so"; tail -30 "$out/build.log"; exit 1; }
 export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
-./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" || status=1
-CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/bench.log" || status=1
+if has correct; then
+  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
+  grep -q '^--- FAIL' "$out/correctness.log" && status=1
+  grep -q '^PASS' "$out/correctness.log" || status=1
+fi
+if has bench; then
+  CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/bench.log" | grep -E '^\||FAIL|Error' || status=1
+fi
+if has partition; then
+  CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
+    ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
+fi
 exit $status

@@ -29,6 +29,19 @@ type Backend interface {
 	MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error)
 }
 
+// DeviceG2 is implemented by backends that can run the G2 MSM on the
+// device: the engine then runs it inside the interlock and leaves the
+// bandwidth throttle down.
+type DeviceG2 interface {
+	G2OnDevice() bool
+}
+
+// G2OnDevice reports whether b runs its G2 MSM on the device.
+func G2OnDevice(b Backend) bool {
+	d, ok := b.(DeviceG2)
+	return ok && d.G2OnDevice()
+}
+
 // ErrDeviceFailed is wrapped by errors after which a device must not be
 // used again (a GPU in a sticky error state). Other errors fail only the
 // partition that met them.

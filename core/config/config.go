@@ -62,6 +62,10 @@ type GPUs struct {
 	// The reference system shrank its pool from 192 to 32 threads to stop
 	// L3 thrashing against synthesis.
 	G2Threads int `toml:"g2_threads" json:"g2_threads"`
+	// G2OnGPU runs a GPU partition's G2 MSM on the GPU, inside the
+	// interlock; false runs it on the CPU after the interlock, with the
+	// bandwidth throttle raised (the reference system's way).
+	G2OnGPU bool `toml:"g2_on_gpu" json:"g2_on_gpu"`
 	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
 }
@@ -121,7 +125,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
-		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},

@@ -196,7 +196,10 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 		if len(want) > 0 && !want[g.Index] {
 			continue
 		}
-		be := cuda.NewBackend(lib, g, e.cfg.Synthesis.Threads)
+		be := cuda.NewBackend(lib, g)
+		if !e.cfg.GPUs.G2OnGPU {
+			be.SetG2CPU(e.cfg.Synthesis.Threads)
+		}
 		out = append(out, &device{name: be.Name(), kind: "gpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
 	}

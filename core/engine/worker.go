@@ -8,6 +8,7 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
 )
 
@@ -15,8 +16,9 @@ import (
 const StageVerify = "verify"
 
 // work is a device worker: prep on the CPU, the device region under the
-// interlock, then — with the lock released — the G2 MSM with the throttle
-// raised, assembly and verification.
+// interlock (with the G2 MSM when the backend runs it on the device), then
+// — with the lock released — a CPU G2 MSM with the throttle raised,
+// assembly and verification.
 func (e *Engine) work(d *device, id int) {
 	defer e.wg.Done()
 	for {
@@ -64,6 +66,10 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 
 	t.tl.LockWait = e.clock.Now()
 	var g1 *groth16.G1Results
+	var b2 bls.G2Jac
+	// A G2 MSM on the GPU runs inside the interlock; on the CPU, after it,
+	// with the bandwidth throttle raised.
+	g2OnDevice := backend.G2OnDevice(d.be)
 	if l := j.req.Interlock; l != nil {
 		l.Lock()
 	}
@@ -75,6 +81,9 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		}
 		var err error
 		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
+		if err == nil && g2OnDevice {
+			b2, err = groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
+		}
 		return err
 	})
 	if l := j.req.Interlock; l != nil {
@@ -93,11 +102,13 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	e.pool.put(t.asg.A, t.asg.B, t.asg.C)
 	t.asg.A, t.asg.B, t.asg.C = nil, nil, nil
 
-	e.throttle.Raise()
-	b2, err := func() (b2 bls.G2Jac, err error) {
-		defer e.throttle.Lower()
-		return groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
-	}()
+	if !g2OnDevice {
+		e.throttle.Raise()
+		b2, err = func() (bls.G2Jac, error) {
+			defer e.throttle.Lower()
+			return groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
+		}()
+	}
 	t.tl.G2End = e.clock.Now()
 	if err != nil {
 		return rep, err

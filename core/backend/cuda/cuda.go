@@ -2,10 +2,9 @@
 // time with dlopen, so that cuzk builds and runs on machines without CUDA,
 // and offers its kernels through backend.Backend.
 //
-// What runs on the GPU so far: the NTTs, the quotient h and the G1 MSMs
-// (over point sets kept resident in VRAM). The G2 MSM runs on the CPU
-// backend inside this backend. Every GPU result is checked against the CPU
-// backend by the tests run on the GPU machine.
+// What runs on the GPU: the NTTs, the quotient h and the G1 and G2 MSMs
+// (over point sets kept resident in VRAM). Every GPU result is checked
+// against the CPU backend by the tests run on the GPU machine.
 package cuda
 
 /*
@@ -80,7 +79,7 @@ type Library struct {
 	handle                       unsafe.Pointer
 	count, info, ntt, h, benchFn unsafe.Pointer
 	g1Upload, g1Free, msmG1      unsafe.Pointer
-	benchMSM                     unsafe.Pointer
+	benchMSM, benchMSMG2         unsafe.Pointer
 	g2Upload, g2Free, msmG2      unsafe.Pointer
 }
 
@@ -117,7 +116,8 @@ func Open(path string) (*Library, error) {
 	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
 		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
 		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM},
-		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2}} {
+		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2},
+		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -183,52 +183,71 @@ func domainConsts(n int) *consts {
 	return c
 }
 
-// Backend runs NTTs, h and the G1 MSMs on one GPU; the G2 MSM runs on the
-// embedded CPU backend (after the interlock is released, throttle raised).
+// Backend runs NTTs, h and the G1 and G2 MSMs on one GPU.
 type Backend struct {
 	lib *Library
 	dev int
-	cpu cpu.Backend
-	res *residency
+	g1  *residency[bls.G1Affine, bls.G1Jac, *bls.G1Jac]
+	g2  *residency[bls.G2Affine, bls.G2Jac, *bls.G2Jac]
+	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
+	// = false).
+	g2CPU *cpu.Backend
 }
+
+// SetG2CPU makes the backend run G2 MSMs on the CPU backend (tasks
+// goroutines per mat-vec-sized job, 0 = all cores); call before use.
+func (b *Backend) SetG2CPU(tasks int) { b.g2CPU = &cpu.Backend{NbTasks: tasks} }
+
+// G2OnDevice reports whether the G2 MSM runs on the GPU.
+func (b *Backend) G2OnDevice() bool { return b.g2CPU == nil }
 
 // residentShare is the share of the device's free memory at start that
 // parameter points may occupy; the rest is scratch for the MSM (about 350
-// bytes a point at c = 15: keys, values and their sorted copies) and the
+// bytes a point at c = 16: keys, values and their sorted copies) and the
 // NTTs (three 32-byte vectors of the domain).
 const residentShare = 0.6
 
 // NewBackend returns the backend for gpu (from lib.Devices); its free
-// memory sizes the budget of resident parameter points.
-func NewBackend(lib *Library, gpu backend.GPU, cpuTasks int) *Backend {
-	b := &Backend{lib: lib, dev: gpu.Index, cpu: cpu.Backend{NbTasks: cpuTasks}}
-	b.res = newResidency(deviceStore{b}, uint64(float64(gpu.VRAMFree)*residentShare))
+// memory sizes the budget of resident parameter points, shared by the G1
+// and G2 sets.
+func NewBackend(lib *Library, gpu backend.GPU) *Backend {
+	b := &Backend{lib: lib, dev: gpu.Index}
+	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)
 	return b
 }
 
-// deviceStore is the library's point-set calls for one device.
-type deviceStore struct{ b *Backend }
+// deviceStore is the library's point-set calls of one group for one
+// device.
+type deviceStore[P, R any] struct {
+	b                    *Backend
+	uploadFn, msmFn, fre unsafe.Pointer
+}
 
-func (d deviceStore) upload(points []bls.G1Affine) (any, error) {
+func (d deviceStore[P, R]) upload(points []P) (any, error) {
 	var h unsafe.Pointer
-	err := call("g1 upload", func(e *C.char) C.int {
-		return C.call_upload(d.b.lib.g1Upload, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+	err := call("upload", func(e *C.char) C.int {
+		return C.call_upload(d.uploadFn, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
 	})
 	return h, err
 }
 
-func (d deviceStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
-	var res bls.G1Jac
-	err := call("msm g1", func(e *C.char) C.int {
-		return C.call_msm(d.b.lib.msmG1, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
+func (d deviceStore[P, R]) msm(h any, scalars []fr.Element) (R, error) {
+	var res R
+	err := call("msm", func(e *C.char) C.int {
+		return C.call_msm(d.msmFn, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
 	})
 	return res, err
 }
 
-func (d deviceStore) free(h any) { C.call_free(d.b.lib.g1Free, h.(unsafe.Pointer)) }
+func (d deviceStore[P, R]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
 
 // Close frees the resident point sets.
-func (b *Backend) Close() { b.res.close() }
+func (b *Backend) Close() {
+	b.g1.close()
+	b.g2.close()
+}
 
 // Name returns "cuda:<device>".
 func (b *Backend) Name() string { return fmt.Sprintf("cuda:%d", b.dev) }
@@ -285,50 +304,43 @@ func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac,
 	}
 	// The scalar classes are not counted here: a host pass over the
 	// scalars would cost ~0.3 s a partition at 2^27.
-	res, err := b.res.msm(points, scalars)
+	res, err := b.g1.msm(points, scalars)
+	return res, msm.Stats{}, err
+}
+
+// MSMG2 runs on the GPU over the resident copy of points (or on the CPU
+// with threads goroutines after SetG2CPU).
+func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	if b.g2CPU != nil {
+		return b.g2CPU.MSMG2(points, scalars, threads)
+	}
+	var res bls.G2Jac
+	if len(points) != len(scalars) {
+		return res, msm.Stats{}, fmt.Errorf("cuda: msm g2: %d points, %d scalars", len(points), len(scalars))
+	}
+	res, err := b.g2.msm(points, scalars)
 	return res, msm.Stats{}, err
 }
 
 // BenchMSMG1 returns the median milliseconds of reps G1 MSMs over points
 // (resident) with random device-side scalars.
 func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
-	h, err := b.res.handle(points)
+	return benchMSM(b.lib.benchMSM, b.g1, points, reps)
+}
+
+// BenchMSMG2 is BenchMSMG1 for G2.
+func (b *Backend) BenchMSMG2(points []bls.G2Affine, reps int) (float64, error) {
+	return benchMSM(b.lib.benchMSMG2, b.g2, points, reps)
+}
+
+func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residency[P, R, PR], points []P, reps int) (float64, error) {
+	h, err := r.handle(points)
 	if err != nil || h == nil {
 		return 0, fmt.Errorf("cuda: bench: %d points do not fit the resident budget (%v)", len(points), err)
 	}
 	var ms C.double
 	err = call("bench msm", func(e *C.char) C.int {
-		return C.call_bench_msm(b.lib.benchMSM, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
+		return C.call_bench_msm(fn, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
-}
-
-// MSMG2OnDevice computes a G2 MSM on the GPU (upload, MSM, free). It is
-// not yet what MSMG2 uses: the G2 kernels wait for their first check
-// against the CPU on the GPU machine (TestMSMG2MatchesCPU).
-func (b *Backend) MSMG2OnDevice(points []bls.G2Affine, scalars []fr.Element) (bls.G2Jac, error) {
-	var res bls.G2Jac
-	if len(points) != len(scalars) {
-		return res, fmt.Errorf("cuda: msm g2: %d points, %d scalars", len(points), len(scalars))
-	}
-	if len(points) == 0 {
-		return res, nil
-	}
-	var h unsafe.Pointer
-	err := call("g2 upload", func(e *C.char) C.int {
-		return C.call_upload(b.lib.g2Upload, C.int(b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
-	})
-	if err != nil {
-		return res, err
-	}
-	defer C.call_free(b.lib.g2Free, h)
-	err = call("msm g2", func(e *C.char) C.int {
-		return C.call_msm(b.lib.msmG2, h, unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
-	})
-	return res, err
-}
-
-// MSMG2 runs on the CPU for now.
-func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
-	return b.cpu.MSMG2(points, scalars, threads)
 }

@@ -41,7 +41,7 @@ func gpu(t *testing.T) *Backend {
 	require.NoError(t, err)
 	require.NotEmpty(t, gpus, "no CUDA device")
 	t.Logf("device 0: %s, %d GiB", gpus[0].Name, gpus[0].VRAMTotal>>30)
-	return NewBackend(lib, gpus[0], 0)
+	return NewBackend(lib, gpus[0])
 }
 
 func sizes(t *testing.T) []int {
@@ -197,42 +197,57 @@ func testPoints(t *testing.T, n int) []bls.G1Affine {
 	return out
 }
 
+// scalarKinds are the scalar vectors every MSM is checked with: uniform,
+// all zero, all one, all r − 1, around (r − 1)/2 (where the signed digits
+// switch to r − k), and boolean-heavy (95% zeros and ones).
+func scalarKinds(t *testing.T, n int) map[string][]fr.Element {
+	fill := func(f func(i int, v *fr.Element)) []fr.Element {
+		v := make([]fr.Element, n)
+		for i := range v {
+			f(i, &v[i])
+		}
+		return v
+	}
+	var half fr.Element // (r − 1)/2
+	half.SetOne()
+	half.Neg(&half)
+	var two fr.Element
+	two.SetUint64(2)
+	two.Inverse(&two)
+	half.Mul(&half, &two)
+	boolean := random(t, n)
+	for i := range boolean {
+		if i%20 != 0 {
+			boolean[i].SetUint64(uint64(i & 1))
+		}
+	}
+	return map[string][]fr.Element{
+		"uniform": random(t, n),
+		"zeros":   make([]fr.Element, n),
+		"ones":    fill(func(_ int, v *fr.Element) { v.SetOne() }),
+		"max":     fill(func(_ int, v *fr.Element) { v.SetOne(); v.Neg(v) }),
+		"half": fill(func(i int, v *fr.Element) { // (r − 1)/2 + {0, 1, −1}
+			one := fr.One()
+			switch i % 3 {
+			case 0:
+				*v = half
+			case 1:
+				v.Add(&half, &one)
+			case 2:
+				v.Sub(&half, &one)
+			}
+		}),
+		"boolean-heavy": boolean,
+	}
+}
+
 func TestMSMG1MatchesCPU(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
 	for _, k := range sizes(t) {
 		n := 1 << k
 		pts := testPoints(t, n)
-		kinds := map[string]func() []fr.Element{
-			"uniform": func() []fr.Element { return random(t, n) },
-			"zeros":   func() []fr.Element { return make([]fr.Element, n) },
-			"ones": func() []fr.Element {
-				v := make([]fr.Element, n)
-				for i := range v {
-					v[i].SetOne()
-				}
-				return v
-			},
-			"max": func() []fr.Element {
-				v := make([]fr.Element, n)
-				for i := range v {
-					v[i].SetOne()
-					v[i].Neg(&v[i])
-				}
-				return v
-			},
-			"boolean-heavy": func() []fr.Element {
-				v := random(t, n)
-				for i := range v {
-					if i%20 != 0 {
-						v[i].SetUint64(uint64(i & 1))
-					}
-				}
-				return v
-			},
-		}
-		for name, gen := range kinds {
-			sc := gen()
+		for name, sc := range scalarKinds(t, n) {
 			var want bls.G1Jac
 			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 			require.NoError(t, err)
@@ -252,7 +267,7 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 		got, _, err := be.MSMG1(withInf, sc)
 		require.NoError(t, err)
 		require.True(t, want.Equal(&got), "2^%d with points at infinity", k)
-		t.Logf("G1 MSM 2^%d: uniform, zeros, ones, max, boolean-heavy, infinity points equal gnark-crypto's MultiExp", k)
+		t.Logf("G1 MSM 2^%d: uniform, zeros, ones, max, half, boolean-heavy, infinity points equal gnark-crypto's MultiExp", k)
 	}
 }
 
@@ -284,10 +299,35 @@ func TestBenchMSM(t *testing.T) {
 		fmt.Printf("| 2^%d | %.1f | %s |\n", k, ms, cpuCol)
 		be.Close()
 	}
+	fmt.Printf("\n| G2 MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", runtime.GOMAXPROCS(0))
+	_, _, _, g2 := bls.Generators()
+	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 1024))
+	for _, k := range []int{20, 22, 24} {
+		n := 1 << k
+		pts := make([]bls.G2Affine, n)
+		for i := 0; i < n; i += len(distinct) {
+			copy(pts[i:], distinct)
+		}
+		ms, err := be.BenchMSMG2(pts, 5)
+		require.NoError(t, err)
+		cpuCol := "— | —"
+		if k <= 22 {
+			sc := random(t, n)
+			var r bls.G2Jac
+			start := time.Now()
+			_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			cpuMs := float64(time.Since(start).Microseconds()) / 1000
+			cpuCol = fmt.Sprintf("%.0f | %.1f×", cpuMs, cpuMs/ms)
+		}
+		fmt.Printf("| 2^%d | %.1f | %s |\n", k, ms, cpuCol)
+		be.Close()
+	}
 }
 
 func TestMSMG2MatchesCPU(t *testing.T) {
 	be := gpu(t)
+	defer be.Close()
 	for _, k := range sizes(t) {
 		if k > 20 {
 			continue // the CPU reference is slow beyond
@@ -303,22 +343,14 @@ func TestMSMG2MatchesCPU(t *testing.T) {
 		for i := 0; i < n; i += 11 {
 			pts[i].SetInfinity()
 		}
-		for name, sc := range map[string][]fr.Element{"uniform": random(t, n), "boolean-heavy": func() []fr.Element {
-			v := random(t, n)
-			for i := range v {
-				if i%20 != 0 {
-					v[i].SetUint64(uint64(i & 1))
-				}
-			}
-			return v
-		}()} {
+		for name, sc := range scalarKinds(t, n) {
 			var want bls.G2Jac
 			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 			require.NoError(t, err)
-			got, err := be.MSMG2OnDevice(pts, sc)
+			got, _, err := be.MSMG2(pts, sc, 0)
 			require.NoError(t, err)
 			require.True(t, want.Equal(&got), "G2 2^%d %s", k, name)
 		}
-		t.Logf("G2 MSM 2^%d: uniform and boolean-heavy scalars, points at infinity, equal gnark-crypto's MultiExp", k)
+		t.Logf("G2 MSM 2^%d: uniform, zeros, ones, max, half, boolean-heavy scalars, points at infinity, equal gnark-crypto's MultiExp", k)
 	}
 }

@@ -6,65 +6,82 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// pointStore is what the residency policy needs of a device: upload a G1
-// point set, run an MSM over (a prefix of) a resident set, free a set.
-type pointStore interface {
-	upload(points []bls.G1Affine) (any, error)
-	msm(h any, scalars []fr.Element) (bls.G1Jac, error)
+// pointStore is what the residency policy needs of a device for one group
+// (affine points P, Jacobian results R): upload a point set, run an MSM
+// over (a prefix of) a resident set, free a set.
+type pointStore[P any, R any] interface {
+	upload(points []P) (any, error)
+	msm(h any, scalars []fr.Element) (R, error)
 	free(h any)
 }
 
-const g1Bytes = uint64(unsafe.Sizeof(bls.G1Affine{}))
+// jacobian is the group operation the streamed chunks are combined with
+// (*bls.G1Jac and *bls.G2Jac).
+type jacobian[R any] interface {
+	*R
+	AddAssign(*R) *R
+}
 
-// residency keeps parameter point sets resident in VRAM within a byte
-// budget — an H200 holds a whole 32 GiB PoRep SRS, so each proof then
-// moves only its scalars — and streams a set that does not fit through the
-// device in chunks (upload, MSM, free), never falling back to the CPU.
-type residency struct {
-	store  pointStore
-	budget uint64 // bytes of points that may stay resident
-	chunk  int    // points per streamed chunk
+// vram is a device's byte budget for resident point sets, shared by the G1
+// and G2 sets.
+type vram struct {
+	mu     sync.Mutex
+	budget uint64
+	used   uint64
+}
 
-	mu   sync.Mutex
-	sets map[setKey]any
-	used uint64
+// residency keeps parameter point sets resident in VRAM within the
+// device's budget — an H200 holds a whole 32 GiB PoRep SRS, so each proof
+// then moves only its scalars — and streams a set that does not fit
+// through the device in chunks (upload, MSM, free), never falling back to
+// the CPU.
+type residency[P comparable, R any, PR jacobian[R]] struct {
+	store pointStore[P, R]
+	mem   *vram
+	chunk int // points per streamed chunk
+
+	sets map[setKey[P]]any // guarded by mem.mu
 
 	streamedChunks atomic.Int64
 }
 
 // setKey identifies a host point slice; the fingerprint (first and last
 // points) guards against a new slice reusing a freed one's address.
-type setKey struct {
+type setKey[P comparable] struct {
 	ptr         uintptr
 	n           int
-	first, last bls.G1Affine
+	first, last P
 }
 
-func keyOf(points []bls.G1Affine) setKey {
-	return setKey{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(points))), n: len(points), first: points[0], last: points[len(points)-1]}
+func keyOf[P comparable](points []P) setKey[P] {
+	return setKey[P]{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(points))), n: len(points), first: points[0], last: points[len(points)-1]}
 }
 
-func newResidency(store pointStore, budget uint64) *residency {
-	chunk := int(budget / g1Bytes / 2)
+func pointBytes[P any]() uint64 {
+	var p P
+	return uint64(unsafe.Sizeof(p))
+}
+
+func newResidency[P comparable, R any, PR jacobian[R]](store pointStore[P, R], mem *vram) *residency[P, R, PR] {
+	chunk := int(mem.budget / pointBytes[P]() / 2)
 	chunk = max(chunk, 1<<16)
-	return &residency{store: store, budget: budget, chunk: chunk, sets: map[setKey]any{}}
+	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}}
 }
 
 // handle returns the resident copy of points, uploading it if it fits in
 // the budget; nil when it does not fit (the caller streams).
-func (r *residency) handle(points []bls.G1Affine) (any, error) {
+func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 	k := keyOf(points)
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
 	if h, ok := r.sets[k]; ok {
 		return h, nil
 	}
-	size := uint64(len(points)) * g1Bytes
-	if r.used+size > r.budget {
+	size := uint64(len(points)) * pointBytes[P]()
+	if r.mem.used+size > r.mem.budget {
 		return nil, nil
 	}
 	h, err := r.store.upload(points)
@@ -72,13 +89,13 @@ func (r *residency) handle(points []bls.G1Affine) (any, error) {
 		return nil, nil // out of device memory, say: stream instead
 	}
 	r.sets[k] = h
-	r.used += size
+	r.mem.used += size
 	return h, nil
 }
 
 // msm computes Σ scalars[i]·points[i] on the device.
-func (r *residency) msm(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, error) {
-	var res bls.G1Jac
+func (r *residency[P, R, PR]) msm(points []P, scalars []fr.Element) (R, error) {
+	var res R
 	if len(points) == 0 {
 		return res, nil
 	}
@@ -100,19 +117,19 @@ func (r *residency) msm(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac,
 		if err != nil {
 			return res, err
 		}
-		res.AddAssign(&part)
+		PR(&res).AddAssign(&part)
 		r.streamedChunks.Add(1)
 	}
 	return res, nil
 }
 
 // close frees every resident set.
-func (r *residency) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (r *residency[P, R, PR]) close() {
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
 	for k, h := range r.sets {
 		r.store.free(h)
 		delete(r.sets, k)
+		r.mem.used -= uint64(k.n) * pointBytes[P]()
 	}
-	r.used = 0
 }

@@ -19,6 +19,8 @@ type fakeStore struct {
 	failAll        bool
 }
 
+var g1Bytes = pointBytes[bls.G1Affine]()
+
 var errFakeOOM = errors.New("out of memory")
 
 func (f *fakeStore) upload(points []bls.G1Affine) (any, error) {
@@ -54,7 +56,7 @@ func want(t *testing.T, pts []bls.G1Affine, sc []fr.Element) bls.G1Jac {
 func TestResidentSetsUploadOnce(t *testing.T) {
 	pts, sc := testPoints(t, 1000), random(t, 1000)
 	store := &fakeStore{capacity: 1 << 30}
-	r := newResidency(store, 1<<20)
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 20})
 	for i := 0; i < 3; i++ {
 		got, err := r.msm(pts, sc)
 		require.NoError(t, err)
@@ -77,7 +79,7 @@ func TestResidentSetsUploadOnce(t *testing.T) {
 func TestStreamingWhenOverBudget(t *testing.T) {
 	pts, sc := testPoints(t, 5000), random(t, 5000)
 	store := &fakeStore{capacity: 1 << 30}
-	r := newResidency(store, 1000*g1Bytes) // a set of 5000 points does not fit
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1000 * g1Bytes}) // a set of 5000 points does not fit
 	r.chunk = 1024
 	got, err := r.msm(pts, sc)
 	require.NoError(t, err)
@@ -98,7 +100,7 @@ func TestUploadFailureStreamsThenErrors(t *testing.T) {
 	pts, sc := testPoints(t, 3000), random(t, 3000)
 	// The device refuses the whole set but takes chunks: streamed.
 	store := &fakeStore{capacity: 1500 * g1Bytes}
-	r := newResidency(store, 1<<30)
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
 	r.chunk = 1000
 	got, err := r.msm(pts, sc)
 	require.NoError(t, err)
@@ -107,7 +109,7 @@ func TestUploadFailureStreamsThenErrors(t *testing.T) {
 	require.EqualValues(t, 3, r.streamedChunks.Load())
 
 	// A device that takes nothing is an error, never a silent CPU fall-back.
-	r2 := newResidency(&fakeStore{failAll: true}, 1<<30)
+	r2 := newResidency[bls.G1Affine, bls.G1Jac](&fakeStore{failAll: true}, &vram{budget: 1 << 30})
 	_, err = r2.msm(pts, sc)
 	require.ErrorIs(t, err, errFakeOOM)
 	require.ErrorContains(t, err, "streaming points 0..")

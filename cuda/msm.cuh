@@ -1,17 +1,22 @@
-// G1 multi-scalar multiplication (Pippenger, "bucket method"; Bernstein et
-// al. and Bootle et al., https://eprint.iacr.org/2012/549 section 4).
+// Multi-scalar multiplication in G1 and G2 (Pippenger, "bucket method";
+// Bernstein et al. and Bootle et al., https://eprint.iacr.org/2012/549
+// section 4), written once over the field of the curve.
 //
-//   1. scalars to regular form; each (point, window) pair gets a key
-//      (window << c | digit), digit 0 dropped;
+//   1. scalars to regular form and signed c-bit digits (fr_signed_digits:
+//      |digit| ≤ 2^(c−1), so half the buckets; a scalar above (r−1)/2 is
+//      replaced by r − k with the point negated); each (point, window) pair
+//      gets a key (window, |digit| − 1) and a value (point index, sign bit),
+//      digit 0 dropped;
 //   2. pairs sorted by key (CUB radix sort), then run-length encoded into
 //      buckets;
 //   3. buckets split into sub-buckets of at most SUB points, so that a
 //      skewed distribution (all scalars 1, or all equal) spreads over
-//      threads; one thread sums a sub-bucket with mixed additions, one
-//      thread per bucket sums its sub-buckets;
+//      threads; one thread sums a sub-bucket with mixed additions in XYZZ
+//      coordinates, then a log-depth tree sums each bucket's sub-buckets;
 //   4. per window Σ j·B_j by running sums over SEG segments in parallel;
 //   5. windows combined by Horner's rule.
-// Correct first: the tests compare with gnark-crypto's MultiExp.
+// The tests compare every result with gnark-crypto's MultiExp.
+#pragma once
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <stdarg.h>
@@ -40,32 +45,32 @@ struct dmem {
 const uint32_t SUB = 256;  // points per sub-bucket
 const int SEG = 1024;      // running-sum segments per window (reduced by k_windows' 256 threads)
 const uint32_t SKIP = 0xffffffffu;
+const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point
 
 
-__global__ void k_regular(const fr_t* in, fr_t* out, size_t n) {
+// Scalar i (Montgomery form) to nw signed digits: keys (window << (c − 1)) |
+// (|digit| − 1), values i | sign << 31 (the point is negated).
+__global__ void k_pairs(const fr_t* s, size_t n, int c, int nw, uint32_t* keys, uint32_t* vals) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr_t one;
 #pragma unroll
     for (int j = 0; j < 8; j++) one.v[j] = 0;
     one.v[0] = 1;
-    out[i] = fr_mul(in[i], one);  // a·R · 1 · R^-1 = a
-}
-
-__global__ void k_pairs(const fr_t* s, size_t n, int c, int nw, uint32_t* keys, uint32_t* vals) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fr_t v = s[i];
-    for (int w = 0; w < nw; w++) {
-        int bit = w * c;
-        int limb = bit >> 5, sh = bit & 31;
-        uint64_t word = v.v[limb];
-        if (limb + 1 < 8) word |= (uint64_t)v.v[limb + 1] << 32;
-        uint32_t digit = (uint32_t)(word >> sh) & ((1u << c) - 1);
+    const fr_t k = fr_mul(s[i], one);  // a·R · 1 · R^-1 = a
+    bool neg = fr_signed_digits(k, c, nw, [&](int w, int32_t d) {
         size_t at = (size_t)w * n + i;
-        keys[at] = digit ? ((uint32_t)w << c) | digit : SKIP;
-        vals[at] = (uint32_t)i;
-    }
+        if (d == 0) {
+            keys[at] = SKIP;
+            vals[at] = (uint32_t)i;
+            return;
+        }
+        uint32_t mag = d < 0 ? (uint32_t)-d : (uint32_t)d;
+        keys[at] = ((uint32_t)w << (c - 1)) | (mag - 1);
+        vals[at] = (uint32_t)i | (d < 0 ? SIGN : 0u);
+    });
+    if (neg)
+        for (int w = 0; w < nw; w++) vals[(size_t)w * n + i] ^= SIGN;
 }
 
 __global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const int* nruns, uint32_t* sub) {
@@ -100,16 +105,22 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
     if (l % (2 * stride) == 0 && l + stride < sub[b]) partial[j] = pt_add(partial[j], partial[j + stride]);
 }
 
-// 128 threads and at least 4 blocks per multiprocessor: caps registers at
-// 128 a thread (the unbounded build used 164, one block per multiprocessor).
+// One thread a sub-bucket, accumulating in XYZZ coordinates (madd-2008-s:
+// 10 multiplications an addition against 11 in Jacobian). 128 threads and
+// at least 4 blocks per multiprocessor cap registers at 128 a thread.
 template <class F>
 __global__ void __launch_bounds__(128, 4) k_subsum(const uint32_t* start, const uint32_t* len, uint32_t total, const uint32_t* vals,
                          const affine_t<F>* pts, jac_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= total) return;
-    jac_t<F> acc = pt_infinity<F>();
-    for (uint32_t t = 0; t < len[j]; t++) acc = pt_add_mixed(acc, pts[vals[start[j] + t]]);
-    partial[j] = acc;
+    xyzz_t<F> acc = xyzz_infinity<F>();
+    for (uint32_t t = 0; t < len[j]; t++) {
+        uint32_t v = vals[start[j] + t];
+        affine_t<F> p = pts[v & ~SIGN];
+        if (v & SIGN) p = pt_neg(p);
+        acc = xyzz_add_mixed(acc, p);
+    }
+    partial[j] = xyzz_to_jac(acc);
 }
 
 template <class F>
@@ -126,21 +137,22 @@ __global__ void k_clear(jac_t<F>* b, size_t n) {
     if (i < n) b[i] = pt_infinity<F>();
 }
 
-// Thread (w, s): S = Σ_{j in segment s of window w} j·B_j, by a running sum
-// from the top of the segment plus (lo − 1)·(Σ B_j).
+// Thread (w, s): S = Σ_{j in segment s of window w} (j + 1)·B_j (bucket j
+// holds the points of digit ±(j + 1)), by a running sum from the top of the
+// segment plus lo·(Σ B_j).
 template <class F>
 __global__ void __launch_bounds__(64) k_segments(const jac_t<F>* buckets, int c, int nw, jac_t<F>* segs) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nw * SEG) return;
     int w = t / SEG, s = t % SEG;
-    uint32_t nb = 1u << c, per = (nb + SEG - 1) / SEG;
-    uint32_t lo = max(1u, s * per), hi = min(nb, (s + 1) * per);
+    uint32_t nb = 1u << (c - 1), per = (nb + SEG - 1) / SEG;
+    uint32_t lo = min(nb, s * per), hi = min(nb, (s + 1) * per);
     jac_t<F> run = pt_infinity<F>(), sum = pt_infinity<F>();
     for (uint32_t j = hi; j > lo; j--) {
-        run = pt_add(run, buckets[((size_t)w << c) + j - 1]);
+        run = pt_add(run, buckets[((size_t)w << (c - 1)) + j - 1]);
         sum = pt_add(sum, run);
     }
-    if (lo < hi && lo > 1) sum = pt_add(sum, pt_mul_small(run, lo - 1));
+    if (lo < hi && lo > 0) sum = pt_add(sum, pt_mul_small(run, lo));
     segs[t] = sum;
 }
 
@@ -187,19 +199,20 @@ struct point_set {
 };
 
 // Window size: the accumulation costs n·⌈255/c⌉ mixed additions, the
-// running sums ~2·2^c additions per window, so large windows pay off up to
-// c = 15 (measured at 2^22-2^26 on an H200, cuda/NOTES.md). A narrow top
-// window (255 mod c bits) crowds n/2^bits points into each of its buckets;
-// the sub-bucket tree (k_tree) keeps that cheap.
+// running sums ~2·2^(c−1) additions per window (signed digits), so large
+// windows pay off up to c = 16 at 2^24 (c = 15 unsigned was the measured
+// optimum of the previous version, cuda/NOTES.md). A narrow top window
+// crowds many points into each of its buckets; the sub-bucket tree
+// (k_tree) keeps that cheap.
 int window_bits(size_t n) {
     if (const char* env = getenv("CUZK_CUDA_MSM_C")) {  // experiments (bench driver)
         int c = atoi(env);
-        if (c >= 4 && c <= 16) return c;
+        if (c >= 8 && c <= 20) return c;
     }
     int lg = 0;
     while (((size_t)1 << lg) < n) lg++;
     int c = lg - 8;
-    return c < 6 ? 6 : (c > 15 ? 15 : c);
+    return c < 8 ? 8 : (c > 16 ? 16 : c);
 }
 
 // Phase timing, printed to stderr when CUZK_CUDA_PROFILE is set (the
@@ -237,16 +250,13 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, jac_t<F
     int c = window_bits(n);
     int nw = (255 + c - 1) / c;
     size_t np = (size_t)nw * n;
-    if (np >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
-    dmem reg, keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
-    CKR(cudaMalloc(&reg.p, n * sizeof(fr_t)));
-    k_regular<<<blocks(n), THREADS>>>(d_scalars, reg.as<fr_t>(), n);
-    CKR(cudaGetLastError());
+    if (np >= (1ull << 32) || n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
     CKR(cudaMalloc(&keys.p, np * 4));
     CKR(cudaMalloc(&vals.p, np * 4));
     CKR(cudaMalloc(&keys2.p, np * 4));
     CKR(cudaMalloc(&vals2.p, np * 4));
-    k_pairs<<<blocks(n), THREADS>>>(reg.as<fr_t>(), n, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
+    k_pairs<<<blocks(n), THREADS>>>(d_scalars, n, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
     CKR(cudaGetLastError());
     ph.mark("pairs");
     size_t tbytes = 0, t2 = 0, t3 = 0;
@@ -318,7 +328,7 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, jac_t<F
             CKR(cudaGetLastError());
         }
     }
-    size_t nbk = (size_t)nw << c;
+    size_t nbk = (size_t)nw << (c - 1);
     CKR(cudaMalloc(&buckets.p, nbk * sizeof(jac_t<F>)));
     k_clear<<<blocks(nbk), THREADS>>>(buckets.as<jac_t<F>>(), nbk);
     CKR(cudaGetLastError());
@@ -428,24 +438,3 @@ int bench_msm(void* handle, size_t n, int reps, double* ms, char* err, size_t er
 
 }  // namespace
 
-extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
-    return upload<fp_t>(dev, points, n, handle, err, errlen);
-}
-extern "C" void cuzk_cuda_g1_free(void* handle) { release<fp_t>(handle); }
-extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
-    return msm<fp_t>(handle, scalars, n, result, err, errlen);
-}
-extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
-    return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
-}
-
-extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
-    return upload<fp2_t>(dev, points, n, handle, err, errlen);
-}
-extern "C" void cuzk_cuda_g2_free(void* handle) { release<fp2_t>(handle); }
-extern "C" int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
-    return msm<fp2_t>(handle, scalars, n, result, err, errlen);
-}
-extern "C" int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
-    return bench_msm<fp2_t>(handle, n, reps, ms, err, errlen);
-}

@@ -1,0 +1,278 @@
+package cuda
+
+// The kernels' field and curve code (cuda/field.cuh, cuda/curve.cuh)
+// compiled for the host with g++ — the PTX carry chains replaced by an
+// emulation of the carry flag — and every answer compared with
+// gnark-crypto. This checks the arithmetic on machines without a GPU; the
+// GPU tests check the compiled kernels on the GPU machine.
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"math/big"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+)
+
+// hostArith builds cuda/hosttest.cpp and returns a function that runs it on
+// one batch of requests.
+func hostArith(t *testing.T) func(req []byte) []byte {
+	t.Helper()
+	cxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("g++ not installed: the host build of the CUDA arithmetic needs it")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda", "hosttest.cpp")
+	bin := filepath.Join(t.TempDir(), "hosttest")
+	out, err := exec.Command(cxx, "-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-x", "c++", src, "-o", bin).CombinedOutput()
+	require.NoError(t, err, "building %s: %s", src, out)
+	return func(req []byte) []byte {
+		cmd := exec.Command(bin)
+		cmd.Stdin = bytes.NewReader(req)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		resp, err := cmd.Output()
+		require.NoError(t, err, "hosttest: %s", stderr.String())
+		return resp
+	}
+}
+
+func raw[T any](v *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)) }
+
+func fromRaw[T any](b []byte) T {
+	var v T
+	copy(raw(&v), b)
+	return v
+}
+
+func randFr(t *testing.T) fr.Element {
+	var e fr.Element
+	_, err := e.SetRandom()
+	require.NoError(t, err)
+	return e
+}
+
+func randFp(t *testing.T) fp.Element {
+	var e fp.Element
+	_, err := e.SetRandom()
+	require.NoError(t, err)
+	return e
+}
+
+func TestHostArithField(t *testing.T) {
+	run := hostArith(t)
+	// edge values next to random ones: 0, 1, −1, and R mod p (1 in regular form)
+	var frs []fr.Element
+	var fps []fp.Element
+	var frm1 fr.Element
+	frm1.SetInt64(-1)
+	var fpm1 fp.Element
+	fpm1.SetInt64(-1)
+	frs = append(frs, fr.Element{}, fr.One(), frm1, fr.Element{1})
+	fps = append(fps, fp.Element{}, fp.One(), fpm1, fp.Element{1})
+	for i := 0; i < 200; i++ {
+		frs = append(frs, randFr(t))
+		fps = append(fps, randFp(t))
+	}
+	var req bytes.Buffer
+	type want struct {
+		size int
+		val  []byte
+		what string
+	}
+	var wants []want
+	for i, a := range frs {
+		b := frs[(i*7+3)%len(frs)]
+		var m, s, d fr.Element
+		m.Mul(&a, &b)
+		s.Add(&a, &b)
+		d.Sub(&a, &b)
+		for op, r := range []fr.Element{m, s, d} {
+			req.WriteByte(byte(op + 1))
+			req.Write(raw(&a))
+			req.Write(raw(&b))
+			wants = append(wants, want{32, append([]byte(nil), raw(&r)...), [...]string{"fr mul", "fr add", "fr sub"}[op]})
+		}
+	}
+	for i, a := range fps {
+		b := fps[(i*5+1)%len(fps)]
+		var m, s, d, n fp.Element
+		m.Mul(&a, &b)
+		s.Add(&a, &b)
+		d.Sub(&a, &b)
+		n.Neg(&a)
+		for op, r := range []fp.Element{m, s, d, n} {
+			req.WriteByte(byte(op + 4))
+			req.Write(raw(&a))
+			req.Write(raw(&b))
+			wants = append(wants, want{48, append([]byte(nil), raw(&r)...), [...]string{"fp mul", "fp add", "fp sub", "fp neg"}[op]})
+		}
+	}
+	for i := 0; i+3 < len(fps); i += 2 {
+		a := bls.E2{A0: fps[i], A1: fps[i+1]}
+		b := bls.E2{A0: fps[i+2], A1: fps[i+3]}
+		var m, s bls.E2
+		m.Mul(&a, &b)
+		s.Square(&a)
+		for op, r := range []bls.E2{m, s} {
+			req.WriteByte(byte(op + 8))
+			req.Write(raw(&a))
+			req.Write(raw(&b))
+			wants = append(wants, want{96, append([]byte(nil), raw(&r)...), [...]string{"fp2 mul", "fp2 sqr"}[op]})
+		}
+	}
+	resp := run(req.Bytes())
+	for i, w := range wants {
+		require.GreaterOrEqual(t, len(resp), w.size, "answer %d (%s) missing", i, w.what)
+		require.Equal(t, w.val, resp[:w.size], "answer %d (%s)", i, w.what)
+		resp = resp[w.size:]
+	}
+	require.Empty(t, resp)
+}
+
+// pointCases returns sequences of points whose sums cover the special
+// cases of the addition formulas: doubling (P + P), P + (−P), infinity
+// inputs, and long random sums.
+func pointCases[P any](gen func() P, neg func(P) P, inf P) [][]P {
+	var cases [][]P
+	p, q := gen(), gen()
+	cases = append(cases, []P{p}, []P{p, p}, []P{p, neg(p)}, []P{inf, p, inf}, []P{inf},
+		[]P{p, q, neg(q), p}, []P{p, p, p, neg(p)}, []P{q, q, q, q})
+	long := make([]P, 40)
+	for i := range long {
+		long[i] = gen()
+	}
+	return append(cases, long)
+}
+
+func TestHostArithCurve(t *testing.T) {
+	run := hostArith(t)
+	_, _, g1, g2 := bls.Generators()
+	randScalar := func() *big.Int {
+		k, err := rand.Int(rand.Reader, fr.Modulus())
+		require.NoError(t, err)
+		return k
+	}
+	g1cases := pointCases(func() bls.G1Affine {
+		var p bls.G1Affine
+		p.ScalarMultiplication(&g1, randScalar())
+		return p
+	}, func(p bls.G1Affine) bls.G1Affine { var n bls.G1Affine; n.Neg(&p); return n }, bls.G1Affine{})
+	g2cases := pointCases(func() bls.G2Affine {
+		var p bls.G2Affine
+		p.ScalarMultiplication(&g2, randScalar())
+		return p
+	}, func(p bls.G2Affine) bls.G2Affine { var n bls.G2Affine; n.Neg(&p); return n }, bls.G2Affine{})
+
+	var req bytes.Buffer
+	for _, c := range g1cases {
+		req.WriteByte(10)
+		_ = binary.Write(&req, binary.LittleEndian, uint32(len(c)))
+		for i := range c {
+			req.Write(raw(&c[i]))
+		}
+	}
+	for _, c := range g2cases {
+		req.WriteByte(11)
+		_ = binary.Write(&req, binary.LittleEndian, uint32(len(c)))
+		for i := range c {
+			req.Write(raw(&c[i]))
+		}
+	}
+	resp := run(req.Bytes())
+	for ci, c := range g1cases {
+		var want, want2 bls.G1Jac
+		for i := range c {
+			want.AddMixed(&c[i])
+		}
+		want2.Double(&want)
+		for k, w := range []bls.G1Jac{want, want, want2} {
+			got := fromRaw[bls.G1Jac](resp[:144])
+			resp = resp[144:]
+			var ga, wa bls.G1Affine
+			ga.FromJacobian(&got)
+			wa.FromJacobian(&w)
+			require.True(t, ga.Equal(&wa), "G1 case %d (%d points), output %d", ci, len(c), k)
+		}
+	}
+	for ci, c := range g2cases {
+		var want, want2 bls.G2Jac
+		for i := range c {
+			want.AddMixed(&c[i])
+		}
+		want2.Double(&want)
+		for k, w := range []bls.G2Jac{want, want, want2} {
+			got := fromRaw[bls.G2Jac](resp[:288])
+			resp = resp[288:]
+			var ga, wa bls.G2Affine
+			ga.FromJacobian(&got)
+			wa.FromJacobian(&w)
+			require.True(t, ga.Equal(&wa), "G2 case %d (%d points), output %d", ci, len(c), k)
+		}
+	}
+	require.Empty(t, resp)
+}
+
+func TestHostArithSignedDigits(t *testing.T) {
+	run := hostArith(t)
+	r := fr.Modulus()
+	half := new(big.Int).Rsh(new(big.Int).Sub(r, big.NewInt(1)), 1)
+	var ks []*big.Int
+	for _, k := range []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(2), new(big.Int).Set(half),
+		new(big.Int).Add(half, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(2))} {
+		ks = append(ks, k)
+	}
+	for i := 0; i < 60; i++ {
+		k, err := rand.Int(rand.Reader, r)
+		require.NoError(t, err)
+		ks = append(ks, k)
+	}
+	// all-ones windows: the carry runs the whole way
+	ks = append(ks, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 253), big.NewInt(1)))
+	cs := []uint32{8, 9, 11, 12, 13, 15, 16, 17, 18, 24}
+	var req bytes.Buffer
+	for _, k := range ks {
+		var e fr.Element
+		e.SetBigInt(k)
+		for _, c := range cs {
+			req.WriteByte(12)
+			req.Write(raw(&e))
+			_ = binary.Write(&req, binary.LittleEndian, c)
+		}
+	}
+	resp := run(req.Bytes())
+	for _, k := range ks {
+		for _, c := range cs {
+			neg := binary.LittleEndian.Uint32(resp[0:])
+			nw := binary.LittleEndian.Uint32(resp[4:])
+			require.Equal(t, (255+c-1)/c, nw)
+			sum := new(big.Int)
+			bound := int64(1) << (c - 1)
+			for w := int(nw) - 1; w >= 0; w-- {
+				d := int64(int32(binary.LittleEndian.Uint32(resp[8+4*w:])))
+				require.True(t, -bound < d && d <= bound, "k %v c %d: digit %d out of range", k, c, d)
+				sum.Lsh(sum, uint(c)).Add(sum, big.NewInt(d))
+			}
+			resp = resp[8+4*32:]
+			want := new(big.Int).Set(k)
+			if k.Cmp(half) > 0 {
+				want.Sub(r, k)
+				require.Equal(t, uint32(1), neg, "k %v above (r−1)/2 is negated", k)
+			} else {
+				require.Equal(t, uint32(0), neg, "k %v", k)
+			}
+			require.Zero(t, want.Cmp(sum), "k %v c %d: digits sum to %v", k, c, sum)
+		}
+	}
+	require.Empty(t, resp)
+}

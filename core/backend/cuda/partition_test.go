@@ -1,0 +1,137 @@
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/synthetic"
+)
+
+// tiledKey returns a proving key of the shape cs needs whose points are
+// 4096 distinct random G1 (1024 G2) points, tiled. A development setup at
+// 2^24 constraints takes hours of CPU (gnark-crypto's fixed-base
+// multiplications), and the MSMs cost the same for any points; proofs under
+// this key do not verify, so the partition bench checks instead that the
+// GPU's proof equals the CPU backend's, byte for byte, under the same key
+// and randomness. Proofs that verify are checked at 2^16
+// (TestProofWithCUDABackendVerifies).
+func tiledKey(t *testing.T, cs *r1cs.R1CS) *params.ProvingKey {
+	g1 := testPoints(t, 4096)
+	_, _, _, gen2 := bls.Generators()
+	g2 := bls.BatchScalarMultiplicationG2(&gen2, random(t, 1024))
+	tile1 := func(n int) []bls.G1Affine {
+		out := make([]bls.G1Affine, n)
+		for i := 0; i < n; i += len(g1) {
+			copy(out[i:], g1)
+		}
+		return out
+	}
+	d := &cs.Density
+	nB := d.BInput.Count() + d.BAux.Count()
+	pk := &params.ProvingKey{
+		H: tile1(cs.DomainSize() - 1), L: tile1(cs.NumAux), A: tile1(cs.NumInputs + d.AAux.Count()),
+		BG1: tile1(nB), BG2: make([]bls.G2Affine, nB),
+	}
+	for i := 0; i < nB; i += len(g2) {
+		copy(pk.BG2[i:], g2)
+	}
+	pk.IC = tile1(cs.NumInputs)
+	pk.Alpha1, pk.Beta1, pk.Delta1 = g1[0], g1[1], g1[2]
+	pk.Beta2, pk.Gamma2, pk.Delta2 = g2[0], g2[1], gen2
+	require.NoError(t, groth16.CheckKey(pk, cs))
+	return pk
+}
+
+// TestBenchPartition times whole partitions of the synthetic PoRep-shaped
+// circuit (CUZK_CUDA_PARTITION=24,26 lists the sizes as powers of two;
+// CUZK_CUDA_PARTITION_CPU=24 the sizes also proved on the CPU backend):
+// synthesis (the mat-vec, on the host's cores), then assignment to proof on
+// the GPU with the parameter points resident (the first run uploads them
+// and is reported apart), for 3% and 20% dense (non-boolean) constraints.
+func TestBenchPartition(t *testing.T) {
+	env := os.Getenv("CUZK_CUDA_PARTITION")
+	if env == "" {
+		t.Skip("CUZK_CUDA_PARTITION not set")
+	}
+	cpuSizes := map[int]bool{}
+	for _, f := range strings.Split(os.Getenv("CUZK_CUDA_PARTITION_CPU"), ",") {
+		if k, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			cpuSizes[k] = true
+		}
+	}
+	be := gpu(t)
+	defer be.Close()
+	fmt.Printf("\n| partition | non-boolean aux | synthesis (ms) | GPU first run, with SRS upload (ms) | GPU assignment→proof (ms, median of 3) | GPU stages (ms) | CPU %d cores (ms) | ratio | GPU proof = CPU proof |\n|---|---:|---:|---:|---:|---|---:|---:|---|\n", runtime.GOMAXPROCS(0))
+	for _, f := range strings.Split(env, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(t, err)
+		for _, dense := range []float64{0.03, 0.2} {
+			cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << k, DenseFraction: dense, Seed: 3})
+			require.NoError(t, err)
+			pk := tiledKey(t, cs)
+			n := cs.DomainSize()
+			nonBool := 0
+			for i := range w.Aux {
+				if !w.Aux[i].IsZero() && !w.Aux[i].IsOne() {
+					nonBool++
+				}
+			}
+			a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+			start := time.Now()
+			require.NoError(t, cs.Eval(w, a, b, c, r1cs.EvalOptions{}))
+			synth := time.Since(start)
+			var r, s fr.Element
+			r.SetUint64(17)
+			s.SetUint64(19)
+			prove := func(opt groth16.Options) (*params.Proof, *groth16.Report, time.Duration) {
+				asg := &groth16.Assignment{A: append([]fr.Element(nil), a...), B: append([]fr.Element(nil), b...),
+					C: append([]fr.Element(nil), c...), Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
+				opt.R, opt.S = &r, &s
+				start := time.Now()
+				proof, rep, err := groth16.ProveAssignment(pk, asg, opt)
+				require.NoError(t, err)
+				return proof, rep, time.Since(start)
+			}
+			gpuProof, _, first := prove(groth16.Options{Backend: be})
+			var runs []time.Duration
+			var rep *groth16.Report
+			for i := 0; i < 3; i++ {
+				_, r, d := prove(groth16.Options{Backend: be})
+				runs = append(runs, d)
+				if i == 0 {
+					rep = r
+				}
+			}
+			sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
+			var stages []string
+			for _, st := range rep.Stages {
+				stages = append(stages, fmt.Sprintf("%s %.0f", st.Name, ms(st.Duration)))
+			}
+			cpuCol, equal := "— | —", "not run"
+			if cpuSizes[k] {
+				cpuProof, _, d := prove(groth16.Options{})
+				cpuCol = fmt.Sprintf("%.0f | %.1f×", ms(d), ms(d)/ms(runs[1]))
+				require.Equal(t, cpuProof.Bytes(), gpuProof.Bytes(), "2^%d dense %.2f: GPU and CPU proofs differ", k, dense)
+				equal = "yes"
+			}
+			fmt.Printf("| 2^%d | %.1f%% | %.0f | %.0f | %.0f | %s | %s | %s |\n", k, 100*float64(nonBool)/float64(len(w.Aux)),
+				ms(synth), ms(first), ms(runs[1]), strings.Join(stages, ", "), cpuCol, equal)
+			be.Close() // free this circuit's resident points before the next
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,111 @@
+// Host build of the kernels' arithmetic (field.cuh, curve.cuh with the
+// carry-flag emulation), driven by core/backend/cuda/hostarith_test.go,
+// which compares every answer with gnark-crypto. Requests on stdin, answers
+// on stdout, both raw little-endian in gnark-crypto's memory layouts:
+//   op 1/2/3   fr mul/add/sub  (a, b: 32 bytes each)        -> 32 bytes
+//   op 4/5/6/7 fp mul/add/sub/neg (a, b: 48 bytes each)     -> 48 bytes
+//   op 8/9     fp2 mul/sqr (a, b: 96 bytes each)            -> 96 bytes
+//   op 10/11   G1/G2 sum: u32 count, count affine points    -> three Jacobian
+//              points: the XYZZ mixed sum, the Jacobian mixed sum, and
+//              twice the XYZZ sum
+//   op 12      signed digits: scalar (32 bytes, Montgomery), u32 c (8-24)
+//              -> u32 negated, u32 nw, 32 int32 digits
+// Build: g++ -O1 -std=c++17 -x c++ cuda/hosttest.cpp -o hosttest
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curve.cuh"
+
+namespace {
+
+bool get(void* p, size_t n) { return fread(p, 1, n, stdin) == n; }
+void put(const void* p, size_t n) { fwrite(p, 1, n, stdout); }
+
+template <class F>
+bool sum(void) {
+    uint32_t count;
+    if (!get(&count, 4)) return false;
+    xyzz_t<F> x = xyzz_infinity<F>();
+    jac_t<F> j = pt_infinity<F>();
+    for (uint32_t i = 0; i < count; i++) {
+        affine_t<F> a;
+        if (!get(&a, sizeof a)) return false;
+        x = xyzz_add_mixed(x, a);
+        j = pt_add_mixed(j, a);
+    }
+    jac_t<F> out[3] = {xyzz_to_jac(x), j, xyzz_to_jac(xyzz_double(x))};
+    put(out, sizeof out);
+    return true;
+}
+
+fr_t mont_to_regular(const fr_t& a) {
+    fr_t one = {};
+    one.v[0] = 1;
+    return fr_mul(a, one);
+}
+
+}  // namespace
+
+int main() {
+    unsigned char op;
+    while (get(&op, 1)) {
+        bool ok = true;
+        switch (op) {
+            case 1:
+            case 2:
+            case 3: {
+                fr_t a, b, r;
+                ok = get(&a, 32) && get(&b, 32);
+                r = op == 1 ? fr_mul(a, b) : op == 2 ? fr_add(a, b) : fr_sub(a, b);
+                put(&r, 32);
+                break;
+            }
+            case 4:
+            case 5:
+            case 6:
+            case 7: {
+                fp_t a, b, r;
+                ok = get(&a, 48) && get(&b, 48);
+                r = op == 4 ? f_mul(a, b) : op == 5 ? f_add(a, b) : op == 6 ? f_sub(a, b) : f_neg(a);
+                put(&r, 48);
+                break;
+            }
+            case 8:
+            case 9: {
+                fp2_t a, b, r;
+                ok = get(&a, 96) && get(&b, 96);
+                r = op == 8 ? f_mul(a, b) : f_sqr(a);
+                put(&r, 96);
+                break;
+            }
+            case 10:
+                ok = sum<fp_t>();
+                break;
+            case 11:
+                ok = sum<fp2_t>();
+                break;
+            case 12: {
+                fr_t k;
+                uint32_t c;
+                ok = get(&k, 32) && get(&c, 4) && c >= 8 && c <= 24;
+                if (!ok) break;
+                int32_t d[32] = {};
+                uint32_t nw = (255 + c - 1) / c;
+                uint32_t neg = fr_signed_digits(mont_to_regular(k), (int)c, (int)nw, [&](int w, int32_t v) { d[w] = v; });
+                put(&neg, 4);
+                put(&nw, 4);
+                put(d, sizeof d);
+                break;
+            }
+            default:
+                fprintf(stderr, "hosttest: unknown op %d\n", op);
+                return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "hosttest: truncated request for op %d\n", op);
+            return 2;
+        }
+    }
+    return 0;
+}
