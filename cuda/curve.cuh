@@ -57,14 +57,14 @@ __device__ __forceinline__ fp2_t f_neg(const fp2_t& a) { return {f_neg(a.c0), f_
 // Karatsuba: (a0 + a1u)(b0 + b1u) = (a0b0 − a1b1) + ((a0 + a1)(b0 + b1) − a0b0 − a1b1)u
 // Fp2 products are calls, not inlined: inlined, the G2 kernels took ptxas
 // 7 minutes to build and spilled anyway.
-__device__ __noinline__ fp2_t f_mul(const fp2_t& a, const fp2_t& b) {
+static __device__ __noinline__ fp2_t f_mul(const fp2_t& a, const fp2_t& b) {
     fp_t v0 = f_mul(a.c0, b.c0), v1 = f_mul(a.c1, b.c1);
     fp_t s = f_mul(f_add(a.c0, a.c1), f_add(b.c0, b.c1));
     return {f_sub(v0, v1), f_sub(f_sub(s, v0), v1)};
 }
 
 // (a0 + a1u)^2 = (a0 + a1)(a0 − a1) + 2a0a1·u
-__device__ __noinline__ fp2_t f_sqr(const fp2_t& a) {
+static __device__ __noinline__ fp2_t f_sqr(const fp2_t& a) {
     return {f_mul(f_add(a.c0, a.c1), f_sub(a.c0, a.c1)), f_dbl(f_mul(a.c0, a.c1))};
 }
 
