@@ -4,6 +4,9 @@
  * or aborts: every function returns 0 on success or a non-zero code with a
  * NUL-terminated message written into err (errlen bytes).
  *
+ * Host buffers need not be page-locked: large copies go through a pinned
+ * double buffer per device, filled by several host threads.
+ *
  * Field elements are the scalar field Fr of BLS12-381, 32 bytes each: four
  * little-endian 64-bit limbs in Montgomery form (R = 2^256), the layout of
  * gnark-crypto's fr.Element and of blst/supraseal's fr_t.
@@ -27,7 +30,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 2
+#define CUZK_CUDA_ABI_VERSION 3
 
 /* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
 int cuzk_cuda_abi_version(void);
@@ -51,6 +54,14 @@ int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset, const void
  * are left unspecified. */
 int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts,
                     char* err, size_t errlen);
+
+/* h as cuzk_cuda_ntt_h, computed on the device and used there as the
+ * scalars of an MSM over the first n−1 points of the resident G1 set
+ * handle (the H query): *result receives the G1Jac sum; a, b, c are left
+ * unchanged and h never leaves the device. ms[0] receives the milliseconds
+ * of the uploads and h, ms[1] those of the MSM. */
+int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
+                       void* result, double* ms, char* err, size_t errlen);
 
 /* Times k repetitions of a forward NTT of size n on random device data
  * (for the bench driver); *ms receives the median milliseconds. */

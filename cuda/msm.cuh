@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.cuh"
 #include "common.cuh"
+#include "curve.cuh"
 #include "cuzk_cuda.h"
+#include "staging.cuh"
 
 namespace {
 
@@ -114,11 +115,18 @@ __global__ void __launch_bounds__(128, 4) k_subsum(const uint32_t* start, const 
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= total) return;
     xyzz_t<F> acc = xyzz_infinity<F>();
-    for (uint32_t t = 0; t < len[j]; t++) {
-        uint32_t v = vals[start[j] + t];
-        affine_t<F> p = pts[v & ~SIGN];
-        if (v & SIGN) p = pt_neg(p);
+    const uint32_t* v = vals + start[j];
+    const uint32_t m = len[j];
+    // the next point's load is issued before this point's addition
+    uint32_t cur = v[0];
+    affine_t<F> p = pts[cur & ~SIGN];
+    for (uint32_t t = 0; t < m; t++) {
+        uint32_t nxt = t + 1 < m ? v[t + 1] : cur;
+        affine_t<F> q = pts[nxt & ~SIGN];
+        if (cur & SIGN) p = pt_neg(p);
         acc = xyzz_add_mixed(acc, p);
+        p = q;
+        cur = nxt;
     }
     partial[j] = xyzz_to_jac(acc);
 }
@@ -392,7 +400,7 @@ int msm(void* handle, const void* scalars, size_t n, void* result, char* err, si
     }
     dmem ds, out;
     CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
-    CKR(cudaMemcpy(ds.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice));
+    if (int rc = cuzk::upload_bytes(s->dev, ds.p, scalars, n * sizeof(fr_t), err, errlen)) return rc;
     CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
     int rc = msm_device<F>(s, ds.as<fr_t>(), n, out.as<jac_t<F>>(), err, errlen);
     if (rc) return rc;

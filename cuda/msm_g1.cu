@@ -1,5 +1,8 @@
 // The G1 MSM entry points of cuzk_cuda.h (the pipeline is in msm.cuh; G1
 // and G2 are separate files so that they compile in parallel).
+#include <chrono>
+
+#include "h.cuh"
 #include "msm.cuh"
 
 extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
@@ -11,4 +14,35 @@ extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, voi
 }
 extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
+}
+
+// h computed on the device and fed straight into the H MSM: a, b, c go up
+// once, h never comes down.
+extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
+                                  void* result, double* ms, char* err, size_t errlen) {
+    point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
+    if (!a || !b || !c || !consts || !s || !result || !ms) return fail(err, errlen, 1, "NULL argument");
+    if (s->dev != dev) return fail(err, errlen, 1, "point set on device %d, h on device %d", s->dev, dev);
+    if (n < 2 || s->n < n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, n - 1);
+    CKR(cudaSetDevice(dev));
+    auto t0 = std::chrono::steady_clock::now();
+    void* dv[3] = {nullptr, nullptr, nullptr};
+    void* hv[3] = {a, b, c};
+    int rc = cuzk::upload_abc(dev, dv, hv, n, err, errlen);
+    if (!rc) rc = cuzk::h_device(dev, dv[0], dv[1], dv[2], n, consts, err, errlen);
+    if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = fail(err, errlen, 2, "h: %s", cudaGetErrorString(cudaGetLastError()));
+    auto t1 = std::chrono::steady_clock::now();
+    cudaFree(dv[1]);  // room for the MSM's scratch
+    cudaFree(dv[2]);
+    dv[1] = dv[2] = nullptr;
+    dmem out;
+    if (!rc && cudaMalloc(&out.p, sizeof(g1_jac)) != cudaSuccess) rc = fail(err, errlen, 2, "cudaMalloc failed");
+    if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)dv[0], n - 1, out.as<g1_jac>(), err, errlen);
+    if (!rc && cudaMemcpy(result, out.p, sizeof(g1_jac), cudaMemcpyDeviceToHost) != cudaSuccess)
+        rc = fail(err, errlen, 2, "copying the result: %s", cudaGetErrorString(cudaGetLastError()));
+    auto t2 = std::chrono::steady_clock::now();
+    cudaFree(dv[0]);
+    ms[0] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    ms[1] = std::chrono::duration<double, std::milli>(t2 - t1).count();
+    return rc;
 }

@@ -7,9 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mutex>
+#include <vector>
+
 #include "common.cuh"
 #include "cuzk_cuda.h"
 #include "field.cuh"
+#include "h.cuh"
+#include "staging.cuh"
 
 namespace {
 
@@ -120,25 +125,42 @@ done:
     return rc;
 }
 
-struct device_buffers {
-    fr_t* tw = nullptr;
-    fr_t* twi = nullptr;
-    ~device_buffers() {
-        cudaFree(tw);
-        cudaFree(twi);
-    }
+// Twiddle tables (n/2 powers of omega and of its inverse) per device and
+// size, computed once and kept: n·32 bytes of device memory a size.
+struct twiddles {
+    int dev;
+    size_t n;
+    fr_t omega;
+    fr_t* tw;
+    fr_t* twi;
 };
 
-int make_twiddles(device_buffers& d, size_t n, const consts_t& k, char* err, size_t errlen) {
+int get_twiddles(int dev, size_t n, const consts_t& k, const fr_t** tw, const fr_t** twi, char* err, size_t errlen) {
+    static std::mutex mu;
+    static std::vector<twiddles> cache;
+    std::lock_guard<std::mutex> g(mu);
+    for (auto& t : cache)
+        if (t.dev == dev && t.n == n && memcmp(&t.omega, &k.omega, sizeof(fr_t)) == 0) {
+            *tw = t.tw;
+            *twi = t.twi;
+            return 0;
+        }
     int rc = 0;
     size_t half = n / 2 ? n / 2 : 1;
-    CK(cudaMalloc(&d.tw, half * sizeof(fr_t)));
-    CK(cudaMalloc(&d.twi, half * sizeof(fr_t)));
-    k_twiddles<<<blocks(half), THREADS>>>(d.tw, half, k.omega);
+    twiddles t{dev, n, k.omega, nullptr, nullptr};
+    CK(cudaMalloc(&t.tw, half * sizeof(fr_t)));
+    CK(cudaMalloc(&t.twi, half * sizeof(fr_t)));
+    k_twiddles<<<blocks(half), THREADS>>>(t.tw, half, k.omega);
     CKLAUNCH();
-    k_twiddles<<<blocks(half), THREADS>>>(d.twi, half, k.omega_inv);
+    k_twiddles<<<blocks(half), THREADS>>>(t.twi, half, k.omega_inv);
     CKLAUNCH();
+    cache.push_back(t);
+    *tw = t.tw;
+    *twi = t.twi;
+    return 0;
 done:
+    cudaFree(t.tw);
+    cudaFree(t.twi);
     return rc;
 }
 
@@ -188,17 +210,45 @@ extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset,
     if (!x) return fail(err, errlen, 1, "x is NULL");
     consts_t k;
     memcpy(&k, consts, sizeof k);
-    device_buffers d;
+    const fr_t *tw, *twi;
     fr_t* dx = nullptr;
-    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
+    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
     CK(cudaMalloc(&dx, n * sizeof(fr_t)));
-    CK(cudaMemcpy(dx, x, n * sizeof(fr_t), cudaMemcpyHostToDevice));
-    if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, d.tw, d.twi, err, errlen))) goto done;
-    CK(cudaMemcpy(x, dx, n * sizeof(fr_t), cudaMemcpyDeviceToHost));
-    CK(cudaDeviceSynchronize());
+    if ((rc = cuzk::upload_bytes(dev, dx, x, n * sizeof(fr_t), err, errlen))) goto done;
+    if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, tw, twi, err, errlen))) goto done;
+    rc = cuzk::download_bytes(dev, x, dx, n * sizeof(fr_t), err, errlen);
 done:
     cudaFree(dx);
     return rc;
+}
+
+// h on device: da, db, dc hold the evaluations; da receives h.
+int cuzk::h_device(int dev, void* da, void* db, void* dc, size_t n, const void* consts, char* err, size_t errlen) {
+    int rc = check_args(dev, n, consts, err, errlen);
+    if (rc) return rc;
+    consts_t k;
+    memcpy(&k, consts, sizeof k);
+    const fr_t *tw, *twi;
+    fr_t* dv[3] = {(fr_t*)da, (fr_t*)db, (fr_t*)dc};
+    int lg = log2_exact(n);
+    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) return rc;
+    for (int i = 0; i < 3; i++) {
+        // evaluations -> coefficients -> evaluations on the coset
+        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
+        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+    }
+    k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
+    CKR(cudaGetLastError());
+    return ntt_device(dv[0], n, lg, 1, 1, k, tw, twi, err, errlen);
+}
+
+int cuzk::upload_abc(int dev, void* dv[3], void* const hv[3], size_t n, char* err, size_t errlen) {
+    for (int i = 0; i < 3; i++) {
+        CKR(cudaMalloc(&dv[i], n * sizeof(fr_t)));
+        int rc = upload_bytes(dev, dv[i], hv[i], n * sizeof(fr_t), err, errlen);
+        if (rc) return rc;
+    }
+    return 0;
 }
 
 extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
@@ -206,30 +256,13 @@ extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, con
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!a || !b || !c) return fail(err, errlen, 1, "a, b or c is NULL");
-    consts_t k;
-    memcpy(&k, consts, sizeof k);
-    device_buffers d;
-    fr_t* dv[3] = {nullptr, nullptr, nullptr};
+    void* dv[3] = {nullptr, nullptr, nullptr};
     void* hv[3] = {a, b, c};
-    int lg = log2_exact(n);
-    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
-    for (int i = 0; i < 3; i++) {
-        CK(cudaMalloc(&dv[i], n * sizeof(fr_t)));
-        CK(cudaMemcpy(dv[i], hv[i], n * sizeof(fr_t), cudaMemcpyHostToDevice));
-        // evaluations -> coefficients -> evaluations on the coset
-        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, d.tw, d.twi, err, errlen))) goto done;
-        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, d.tw, d.twi, err, errlen))) goto done;
-    }
-    k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
-    CKLAUNCH();
-    if ((rc = ntt_device(dv[0], n, lg, 1, 1, k, d.tw, d.twi, err, errlen))) goto done;
-    CK(cudaMemcpy(a, dv[0], n * sizeof(fr_t), cudaMemcpyDeviceToHost));
-    CK(cudaDeviceSynchronize());
-done:
+    if (!(rc = cuzk::upload_abc(dev, dv, hv, n, err, errlen)) && !(rc = cuzk::h_device(dev, dv[0], dv[1], dv[2], n, consts, err, errlen)))
+        rc = cuzk::download_bytes(dev, a, dv[0], n * sizeof(fr_t), err, errlen);
     for (int i = 0; i < 3; i++) cudaFree(dv[i]);
     return rc;
 }
-
 
 extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
                                    size_t errlen) {
@@ -238,22 +271,22 @@ extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* cons
     if (!ms || reps < 1) return fail(err, errlen, 1, "ms is NULL or reps < 1");
     consts_t k;
     memcpy(&k, consts, sizeof k);
-    device_buffers d;
+    const fr_t *tw, *twi;
     fr_t* dx = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float times[64];
     int lg = log2_exact(n);
     if (reps > 64) reps = 64;
-    if ((rc = make_twiddles(d, n, k, err, errlen))) goto done;
+    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
     CK(cudaMalloc(&dx, n * sizeof(fr_t)));
     k_fill_random<<<blocks(n), THREADS>>>(dx, n, 12345u);
     CKLAUNCH();
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    if ((rc = ntt_device(dx, n, lg, 0, 0, k, d.tw, d.twi, err, errlen))) goto done;  // warm-up
+    if ((rc = ntt_device(dx, n, lg, 0, 0, k, tw, twi, err, errlen))) goto done;  // warm-up
     for (int r = 0; r < reps; r++) {
         CK(cudaEventRecord(e0));
-        if ((rc = ntt_device(dx, n, lg, 0, 0, k, d.tw, d.twi, err, errlen))) goto done;
+        if ((rc = ntt_device(dx, n, lg, 0, 0, k, tw, twi, err, errlen))) goto done;
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         CK(cudaEventElapsedTime(&times[r], e0, e1));

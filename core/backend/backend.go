@@ -6,6 +6,7 @@ package backend
 
 import (
 	"errors"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -27,6 +28,13 @@ type Backend interface {
 	// MSMG2 returns Σ scalars[i]·points[i] in G2 using at most threads
 	// goroutines (0 = the backend's default).
 	MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error)
+}
+
+// FusedH is implemented by backends that keep h on the device between the
+// NTTs and the H MSM: HMSM returns Σ h_i·points[i] for h from a, b, c
+// (which it may overwrite), with the time of each half.
+type FusedH interface {
+	HMSM(points []bls.G1Affine, a, b, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error)
 }
 
 // DeviceG2 is implemented by backends that can run the G2 MSM on the

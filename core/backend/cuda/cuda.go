@@ -23,6 +23,7 @@ typedef int (*upload_fn)(int, const void*, size_t, void**, char*, size_t);
 typedef void (*free_fn)(void*);
 typedef int (*msm_fn)(void*, const void*, size_t, void*, char*, size_t);
 typedef int (*bench_msm_fn)(void*, size_t, int, double*, char*, size_t);
+typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -45,6 +46,9 @@ static void call_free(void* f, void* h) { ((free_fn)f)(h); }
 static int call_msm(void* f, void* h, const void* s, size_t n, void* r, char* e, size_t el) {
 	return ((msm_fn)f)(h, s, n, r, e, el);
 }
+static int call_hmsm(void* f, int d, void* a, void* b, void* c, size_t n, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
+	return ((hmsm_fn)f)(d, a, b, c, n, k, h, r, ms, e, el);
+}
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
 	return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }
@@ -56,6 +60,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"time"
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -68,7 +73,7 @@ import (
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
-const ABIVersion = 2
+const ABIVersion = 3
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
 var ErrNoLibrary = errors.New("CUDA library not loaded")
@@ -81,6 +86,7 @@ type Library struct {
 	g1Upload, g1Free, msmG1      unsafe.Pointer
 	benchMSM, benchMSMG2         unsafe.Pointer
 	g2Upload, g2Free, msmG2      unsafe.Pointer
+	hMSM                         unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -117,7 +123,7 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
 		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM},
 		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2},
-		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}} {
+		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}, {"cuzk_cuda_h_msm_g1", &l.hMSM}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -295,6 +301,39 @@ func cbool(v bool) C.int {
 	}
 	return 0
 }
+
+// HMSM computes h and Σ h_i·points[i] on the GPU, keeping h there; when
+// points are not resident (streamed), h comes back to the host for a
+// streamed MSM. a, b, c are left unchanged.
+func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error) {
+	n := len(a)
+	if len(bb) != n || len(c) != n || len(points) != n-1 {
+		return res, 0, 0, fmt.Errorf("cuda: h msm: a, b, c of %d/%d/%d elements, %d points", n, len(bb), len(c), len(points))
+	}
+	h, err := b.g1.handle(points)
+	if err != nil {
+		return res, 0, 0, err
+	}
+	if h == nil {
+		start := time.Now()
+		hv, err := b.H(a, bb, c)
+		if err != nil {
+			return res, 0, 0, err
+		}
+		hTime = time.Since(start)
+		res, _, err = b.MSMG1(points, hv)
+		return res, hTime, time.Since(start) - hTime, err
+	}
+	k := domainConsts(n)
+	var ms [2]C.double
+	err = call("h msm", func(e *C.char) C.int {
+		return C.call_hmsm(b.lib.hMSM, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
+			unsafe.Pointer(&res), &ms[0], e, errLen)
+	})
+	return res, millis(ms[0]), millis(ms[1]), err
+}
+
+func millis(ms C.double) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond)) }
 
 // MSMG1 runs on the GPU over the resident copy of points.
 func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {

@@ -127,6 +127,28 @@ func TestHMatchesCPU(t *testing.T) {
 	}
 }
 
+func TestHMSMMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	for _, k := range sizes(t) {
+		if k > 20 {
+			continue
+		}
+		n := 1 << k
+		a, b, c := random(t, n), random(t, n), random(t, n)
+		pts := testPoints(t, n-1)
+		ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
+		h := ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0))
+		var want bls.G1Jac
+		_, err := want.MultiExp(pts, h, ecc.MultiExpConfig{})
+		require.NoError(t, err)
+		got, _, _, err := be.HMSM(pts, a, b, c)
+		require.NoError(t, err)
+		require.True(t, want.Equal(&got), "h MSM 2^%d", k)
+		t.Logf("h MSM 2^%d (h kept on the device) equals the CPU's h and MultiExp", k)
+	}
+}
+
 func TestProofWithCUDABackendVerifies(t *testing.T) {
 	be := gpu(t)
 	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 16, DenseFraction: 0.2, Seed: 7})
