@@ -10,6 +10,7 @@
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
 # CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
+# CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
 # CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}

@@ -110,6 +110,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		}()
 	}
 	t.tl.G2End = e.clock.Now()
+	prep.Release()
 	if err != nil {
 		return rep, err
 	}

@@ -180,22 +180,6 @@ func CheckWitness(pk *params.ProvingKey, inputs, aux []fr.Element, d *r1cs.Densi
 	return nil
 }
 
-// Prepared holds the scalars of the A and B queries, selected by density
-// (the CPU "prep" step).
-type Prepared struct {
-	AScalars []fr.Element // inputs, then aux with their A-density bit
-	BScalars []fr.Element // B-density inputs, then B-density aux
-}
-
-// Prepare gathers the query scalars of asg.
-func Prepare(asg *Assignment) *Prepared {
-	d := asg.Density
-	return &Prepared{
-		AScalars: gather(asg.Inputs, nil, asg.Aux, &d.AAux),
-		BScalars: gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux),
-	}
-}
-
 // G1Results are the outputs of the device region.
 type G1Results struct {
 	H, L, A, B1 bls.G1Jac
@@ -296,6 +280,7 @@ func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*para
 		return nil, nil, err
 	}
 	b2, err := G2Stage(be, pk, prep, opt.NbTasks, rep)
+	prep.Release()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,23 +299,6 @@ func (r *Report) sum() time.Duration {
 	return t
 }
 
-// gather returns the scalars selected by the density bitmaps: inputs whose
-// bit is set in inDensity (all of them when it is nil), then aux whose bit
-// is set in auxDensity.
-func gather(inputs []fr.Element, inDensity *r1cs.Bitmap, aux []fr.Element, auxDensity *r1cs.Bitmap) []fr.Element {
-	out := make([]fr.Element, 0, len(inputs)+auxDensity.Count())
-	for i := range inputs {
-		if inDensity == nil || inDensity.Get(i) {
-			out = append(out, inputs[i])
-		}
-	}
-	for j := range aux {
-		if auxDensity.Get(j) {
-			out = append(out, aux[j])
-		}
-	}
-	return out
-}
 
 func randomOr(dst, fixed *fr.Element) error {
 	if fixed != nil {

@@ -60,7 +60,8 @@ func tiledKey(t *testing.T, cs *r1cs.R1CS) *params.ProvingKey {
 // CUZK_CUDA_PARTITION_CPU=24 the sizes also proved on the CPU backend):
 // synthesis (the mat-vec, on the host's cores), then assignment to proof on
 // the GPU with the parameter points resident (the first run uploads them
-// and is reported apart), for 3% and 20% dense (non-boolean) constraints.
+// and is reported apart), for 3% and 20% dense (non-boolean) constraints
+// (CUZK_CUDA_PARTITION_DENSE).
 func TestBenchPartition(t *testing.T) {
 	env := os.Getenv("CUZK_CUDA_PARTITION")
 	if env == "" {
@@ -78,7 +79,7 @@ func TestBenchPartition(t *testing.T) {
 	for _, f := range strings.Split(env, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		require.NoError(t, err)
-		for _, dense := range []float64{0.03, 0.2} {
+		for _, dense := range denseFractions(t) {
 			cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << k, DenseFraction: dense, Seed: 3})
 			require.NoError(t, err)
 			pk := tiledKey(t, cs)
@@ -132,6 +133,23 @@ func TestBenchPartition(t *testing.T) {
 			be.Close() // free this circuit's resident points before the next
 		}
 	}
+}
+
+// denseFractions are the shares of dense constraints to bench
+// (CUZK_CUDA_PARTITION_DENSE, default 0.03,0.2: ~3% and ~20% non-boolean
+// aux values).
+func denseFractions(t *testing.T) []float64 {
+	env := os.Getenv("CUZK_CUDA_PARTITION_DENSE")
+	if env == "" {
+		return []float64{0.03, 0.2}
+	}
+	var out []float64
+	for _, f := range strings.Split(env, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		require.NoError(t, err)
+		out = append(out, v)
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
