@@ -8,8 +8,9 @@
 //	       ─► synthesis goroutines (witness → a, b, c by the sparse mat-vec,
 //	          which yields while the throttle is raised)
 //	       ─► bounded queue (backpressure)
-//	       ─► device workers: prep ─► [interlock: NTTs, H/L/A/B1 MSMs]
-//	          ─► release ─► G2 MSM (throttle raised) ─► assemble ─► verify
+//	       ─► device workers: prep ─► [interlock: NTTs, H/L/A/B1 MSMs,
+//	          and the G2 MSM on a GPU (gpus.g2_on_gpu)] ─► release
+//	          ─► CPU G2 MSM (throttle raised) ─► assemble ─► verify
 //	       ─► job (partition proofs in order)
 //	       ─► dealloc goroutine (buffers recycled or freed one at a time)
 //

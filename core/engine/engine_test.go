@@ -8,9 +8,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
@@ -608,4 +610,47 @@ func TestCUDAFallbackAndRequired(t *testing.T) {
 	cfg.GPUs.CUDALib = "libc.so.6"
 	_, err = New(cfg, Options{})
 	require.ErrorContains(t, err, "missing symbol cuzk_cuda_abi_version")
+}
+
+// deviceBackend is a GPU-like backend on the CPU: its G2 MSM counts as on
+// the device and it computes h and the H MSM in one call (backend.FusedH).
+type deviceBackend struct {
+	*hookBackend
+	fused atomic.Int64
+}
+
+func (b *deviceBackend) G2OnDevice() bool { return true }
+
+func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.G1Jac, time.Duration, time.Duration, error) {
+	b.fused.Add(1)
+	start := time.Now()
+	h, err := b.H(a, bb, c)
+	if err != nil {
+		return bls.G1Jac{}, 0, 0, err
+	}
+	mid := time.Now()
+	res, _, err := b.MSMG1(points, h)
+	return res, mid.Sub(start), time.Since(mid), err
+}
+
+func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
+	f := testCircuit(t)
+	th := throttle.New(true, 20*time.Microsecond)
+	be := &deviceBackend{hookBackend: &hookBackend{name: "gpu0"}}
+	cfg := oneWorker(testConfig())
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})
+	var inside, raised []bool
+	be.onG2 = func() {
+		inside = append(inside, e.devices[0].lock.holder.Load() >= 0)
+		raised = append(raised, th.Raised())
+	}
+	req := f.request("", 2, Normal)
+	id, err := e.Submit(req)
+	require.NoError(t, err)
+	res, err := e.Await(id, 0)
+	require.NoError(t, err)
+	f.checkProofs(t, req, res)
+	require.Equal(t, []bool{true, true}, inside, "a device G2 MSM runs inside the interlock")
+	require.Equal(t, []bool{false, false}, raised, "and leaves the CPU throttle down")
+	require.EqualValues(t, 2, be.fused.Load(), "h and the H MSM went through the fused call")
 }

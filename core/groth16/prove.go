@@ -299,7 +299,6 @@ func (r *Report) sum() time.Duration {
 	return t
 }
 
-
 func randomOr(dst, fixed *fr.Element) error {
 	if fixed != nil {
 		dst.Set(fixed)

@@ -227,11 +227,8 @@ func TestHostArithSignedDigits(t *testing.T) {
 	run := hostArith(t)
 	r := fr.Modulus()
 	half := new(big.Int).Rsh(new(big.Int).Sub(r, big.NewInt(1)), 1)
-	var ks []*big.Int
-	for _, k := range []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(2), new(big.Int).Set(half),
-		new(big.Int).Add(half, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(2))} {
-		ks = append(ks, k)
-	}
+	ks := []*big.Int{big.NewInt(0), big.NewInt(1), big.NewInt(2), new(big.Int).Set(half),
+		new(big.Int).Add(half, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(1)), new(big.Int).Sub(r, big.NewInt(2))}
 	for i := 0; i < 60; i++ {
 		k, err := rand.Int(rand.Reader, r)
 		require.NoError(t, err)
