@@ -23,9 +23,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hostArith builds cuda/hosttest.cpp and returns a function that runs it on
-// one batch of requests.
-func hostArith(t *testing.T) func(req []byte) []byte {
+// hostArith builds cuda/hosttest.cpp (with extra compiler flags, such as
+// -DCUZK_PLAIN_MUL for the C multiplier) and returns a function that runs
+// it on one batch of requests.
+func hostArith(t *testing.T, flags ...string) func(req []byte) []byte {
 	t.Helper()
 	cxx, err := exec.LookPath("g++")
 	if err != nil {
@@ -34,7 +35,8 @@ func hostArith(t *testing.T) func(req []byte) []byte {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda", "hosttest.cpp")
 	bin := filepath.Join(t.TempDir(), "hosttest")
-	out, err := exec.Command(cxx, "-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-x", "c++", src, "-o", bin).CombinedOutput()
+	args := append([]string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror"}, flags...)
+	out, err := exec.Command(cxx, append(args, "-x", "c++", src, "-o", bin)...).CombinedOutput()
 	require.NoError(t, err, "building %s: %s", src, out)
 	return func(req []byte) []byte {
 		cmd := exec.Command(bin)
@@ -70,7 +72,11 @@ func randFp(t *testing.T) fp.Element {
 }
 
 func TestHostArithField(t *testing.T) {
-	run := hostArith(t)
+	t.Run("carry chains", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
+}
+
+func checkField(t *testing.T, run func([]byte) []byte) {
 	// edge values next to random ones: 0, 1, −1, and R mod p (1 in regular form)
 	var frs []fr.Element
 	var fps []fp.Element
