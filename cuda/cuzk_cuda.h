@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 3
+#define CUZK_CUDA_ABI_VERSION 4
 
 /* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
 int cuzk_cuda_abi_version(void);
@@ -90,6 +90,24 @@ int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, ch
 void cuzk_cuda_g2_free(void* handle);
 int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+
+/* Scalar vectors on the device (the prep): cuzk_cuda_scalars_upload copies
+ * n Fr elements from the host; cuzk_cuda_scalars_select makes a new vector
+ * of the n_head host elements head followed by the elements of the vector
+ * aux whose bit is set in words (little-endian 64-bit words, bit i of word
+ * i/64 for element i; ⌈n/64⌉ words, bits at or past n ignored), in order,
+ * and writes its length into *n_out. Handles live until
+ * cuzk_cuda_scalars_free. */
+int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen);
+int cuzk_cuda_scalars_select(void* aux, const void* head, size_t n_head, const uint64_t* words, void** handle,
+                             size_t* n_out, char* err, size_t errlen);
+int cuzk_cuda_scalars_download(void* handle, void* host, char* err, size_t errlen); /* all n elements */
+void cuzk_cuda_scalars_free(void* handle);
+
+/* MSMs over device scalar vectors: Σ scalars[i]·points[i] for every element
+ * of the vector, against the first points of a resident set. */
+int cuzk_cuda_msm_g1_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
+int cuzk_cuda_msm_g2_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@
 #include "common.cuh"
 #include "curve.cuh"
 #include "cuzk_cuda.h"
+#include "scalars.cuh"
 #include "staging.cuh"
 
 namespace {
@@ -403,6 +404,28 @@ int msm(void* handle, const void* scalars, size_t n, void* result, char* err, si
     if (int rc = cuzk::upload_bytes(s->dev, ds.p, scalars, n * sizeof(fr_t), err, errlen)) return rc;
     CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
     int rc = msm_device<F>(s, ds.as<fr_t>(), n, out.as<jac_t<F>>(), err, errlen);
+    if (rc) return rc;
+    CKR(cudaMemcpy(result, out.p, sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+// msm over device-resident scalars (a cuzk_cuda_scalars handle): all of
+// them, against the set's first points.
+template <class F>
+int msm_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
+    point_set<F>* s = static_cast<point_set<F>*>(handle);
+    cuzk::scalar_vec* v = static_cast<cuzk::scalar_vec*>(scalars);
+    if (!s || !v || !result) return fail(err, errlen, 1, "NULL handle, scalars or result");
+    if (v->dev != s->dev) return fail(err, errlen, 1, "points on device %d, scalars on device %d", s->dev, v->dev);
+    if (v->n > s->n) return fail(err, errlen, 1, "%zu scalars for %zu points", v->n, s->n);
+    CKR(cudaSetDevice(s->dev));
+    if (v->n == 0) {
+        memset(result, 0, sizeof(jac_t<F>));
+        return 0;
+    }
+    dmem out;
+    CKR(cudaMalloc(&out.p, sizeof(jac_t<F>)));
+    int rc = msm_device<F>(s, v->p, v->n, out.as<jac_t<F>>(), err, errlen);
     if (rc) return rc;
     CKR(cudaMemcpy(result, out.p, sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
     return 0;

@@ -12,6 +12,9 @@ extern "C" void cuzk_cuda_g1_free(void* handle) { release<fp_t>(handle); }
 extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return msm<fp_t>(handle, scalars, n, result, err, errlen);
 }
+extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
+    return msm_resident<fp_t>(handle, scalars, result, err, errlen);
+}
 extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }

@@ -11,7 +11,8 @@
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
 # CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
 # CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
-# CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits).
+# CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
+# CUZK_CUDA_DEVICE_PREP=1 (the prep on the GPU; off by default until checked).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
@@ -26,7 +27,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 } 2>&1 | tee "$out/machine.txt"
 if has build; then
   start=$(date +%s)
-  make -j3 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
   echo "build: $(( $(date +%s) - start )) s" | tee -a "$out/machine.txt"
   cp build/libcuzk_cuda.so "$out/" 2>/dev/null
 fi
@@ -35,7 +36,7 @@ export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
 if has correct; then
-  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
+  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
   grep -q '^--- FAIL' "$out/correctness.log" && status=1
   grep -q '^PASS' "$out/correctness.log" || status=1
 fi

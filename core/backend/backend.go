@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/r1cs"
 )
 
 // Backend is one compute device's arithmetic. Implementations are safe for
@@ -35,6 +36,33 @@ type Backend interface {
 // (which it may overwrite), with the time of each half.
 type FusedH interface {
 	HMSM(points []bls.G1Affine, a, b, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error)
+}
+
+// Queries is implemented by backends that select the A and B query
+// scalars from the witness on the device (the prep there): the aux values
+// go up once and the density bitmaps choose among them, instead of the
+// host gathering copies. DevicePrep reports whether it is in use;
+// QueryMSMs returns the L, A and B_G1 MSMs, and B_G2 when q.BG2 is not nil.
+type Queries interface {
+	DevicePrep() bool
+	QueryMSMs(q *QueryInput) (*QueryOutput, error)
+}
+
+// QueryInput is a partition's witness, density bitmaps and query points.
+type QueryInput struct {
+	L, A, BG1   []bls.G1Affine
+	BG2         []bls.G2Affine // nil: B_G2 is left to MSMG2
+	Inputs, Aux []fr.Element
+	// A selects all inputs; BInput, AAux and BAux are the density bitmaps.
+	BInput, AAux, BAux *r1cs.Bitmap
+}
+
+// QueryOutput holds the query MSMs and their times (L, A, B_G1, B_G2; the
+// upload of aux counts with L, each selection with its first MSM).
+type QueryOutput struct {
+	L, A, B1 bls.G1Jac
+	B2       bls.G2Jac
+	Times    [4]time.Duration
 }
 
 // DeviceG2 is implemented by backends that can run the G2 MSM on the

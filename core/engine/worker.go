@@ -62,7 +62,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	}
 	rep = PartitionReport{Device: d.name, Worker: worker}
 	var stages groth16.Report
-	prep := groth16.Prepare(t.asg)
+	prep := groth16.PrepareFor(d.be, t.asg)
 
 	t.tl.LockWait = e.clock.Now()
 	var g1 *groth16.G1Results
@@ -82,7 +82,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		var err error
 		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
 		if err == nil && g2OnDevice {
-			b2, err = groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
+			b2, err = groth16.G2Stage(d.be, pk, prep, g1, e.cfg.GPUs.G2Threads, &stages)
 		}
 		return err
 	})
@@ -106,7 +106,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		e.throttle.Raise()
 		b2, err = func() (bls.G2Jac, error) {
 			defer e.throttle.Lower()
-			return groth16.G2Stage(d.be, pk, prep, e.cfg.GPUs.G2Threads, &stages)
+			return groth16.G2Stage(d.be, pk, prep, g1, e.cfg.GPUs.G2Threads, &stages)
 		}()
 	}
 	t.tl.G2End = e.clock.Now()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -30,9 +31,22 @@ func Prepare(asg *Assignment) *Prepared {
 	}
 }
 
+// PrepareFor is Prepare, or nil when be selects the query scalars itself
+// (backend.Queries) and runs the G2 MSM on the device too, so that
+// nothing needs them on the host.
+func PrepareFor(be backend.Backend, asg *Assignment) *Prepared {
+	if q, ok := be.(backend.Queries); ok && q.DevicePrep() && backend.G2OnDevice(be) {
+		return nil
+	}
+	return Prepare(asg)
+}
+
 // Release hands the vectors back for the next Prepare; p must not be used
-// afterwards.
+// afterwards. A nil p is a no-op.
 func (p *Prepared) Release() {
+	if p == nil {
+		return
+	}
 	recycle.put(p.AScalars)
 	recycle.put(p.BScalars)
 	p.AScalars, p.BScalars = nil, nil

@@ -4,10 +4,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/synthetic"
 )
 
 // The parallel gather equals a plain loop over the bitmaps, across block
@@ -51,6 +56,86 @@ func TestGatherMatchesSerial(t *testing.T) {
 					}
 					recycle.put(got)
 				}
+			}
+		}
+	}
+}
+
+// queriesBackend selects the query scalars itself (as a GPU does on the
+// device), here with plain loops on the host, and counts its calls.
+type queriesBackend struct {
+	cpu.Backend
+	g2OnDevice     bool
+	queries, g2Out int
+}
+
+func (b *queriesBackend) DevicePrep() bool { return true }
+func (b *queriesBackend) G2OnDevice() bool { return b.g2OnDevice }
+
+func (b *queriesBackend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	b.g2Out++
+	return b.Backend.MSMG2(points, scalars, threads)
+}
+
+func selectHost(head []fr.Element, headBits *r1cs.Bitmap, aux []fr.Element, bits *r1cs.Bitmap) []fr.Element {
+	var out []fr.Element
+	for i := range head {
+		if headBits == nil || headBits.Get(i) {
+			out = append(out, head[i])
+		}
+	}
+	for i := range aux {
+		if bits.Get(i) {
+			out = append(out, aux[i])
+		}
+	}
+	return out
+}
+
+func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error) {
+	b.queries++
+	out := &backend.QueryOutput{}
+	var err error
+	if out.L, _, err = b.Backend.MSMG1(q.L, q.Aux); err != nil {
+		return nil, err
+	}
+	if out.A, _, err = b.Backend.MSMG1(q.A, selectHost(q.Inputs, nil, q.Aux, q.AAux)); err != nil {
+		return nil, err
+	}
+	bs := selectHost(q.Inputs, q.BInput, q.Aux, q.BAux)
+	if out.B1, _, err = b.Backend.MSMG1(q.BG1, bs); err != nil {
+		return nil, err
+	}
+	if q.BG2 != nil {
+		out.B2, _, err = b.Backend.MSMG2(q.BG2, bs, 0)
+	}
+	return out, err
+}
+
+// A backend doing its own prep gives the same proofs; with its G2 MSM on
+// the device too, the host prepares nothing and MSMG2 is not called apart.
+func TestDevicePrepProofs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range []synthetic.Shape{synthetic.ShapeDense, synthetic.ShapeBoolean, synthetic.ShapeZeroRows} {
+		cs, w := synthetic.Random(rng, shape, 20)
+		pk, err := Setup(cs, 9)
+		require.NoError(t, err)
+		var r, s fr.Element
+		r.SetUint64(rng.Uint64())
+		s.SetUint64(rng.Uint64())
+		want := referenceProof(t, pk, cs, w, &r, &s)
+		for _, onDevice := range []bool{false, true} {
+			be := &queriesBackend{g2OnDevice: onDevice}
+			asg := &Assignment{Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
+			require.Equal(t, onDevice, PrepareFor(be, asg) == nil, "host prep skipped exactly when G2 is on the device")
+			proof, _, err := Prove(pk, cs, w, Options{R: &r, S: &s, Backend: be})
+			require.NoError(t, err)
+			require.Equal(t, want.Bytes(), proof.Bytes(), "%s, G2 on device %v", shape, onDevice)
+			require.Equal(t, 1, be.queries)
+			if onDevice {
+				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")
+			} else {
+				require.Equal(t, 1, be.g2Out, "B_G2 through MSMG2")
 			}
 		}
 	}

@@ -183,6 +183,8 @@ func CheckWitness(pk *params.ProvingKey, inputs, aux []fr.Element, d *r1cs.Densi
 // G1Results are the outputs of the device region.
 type G1Results struct {
 	H, L, A, B1 bls.G1Jac
+	// B2 is set when the device stage computed B_G2 too (device prep).
+	B2 *bls.G2Jac
 }
 
 func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
@@ -193,38 +195,25 @@ func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
 }
 
 // DeviceStage runs the work the engine holds a device's interlock for: the
-// NTTs for h, then the H, L, A and B_G1 MSMs. It overwrites asg.A, B, C.
+// NTTs for h, then the H, L, A and B_G1 MSMs — and B_G2 when the backend
+// selects the query scalars on the device with its G2 MSM there too (then
+// prep may be nil; see PrepareFor). It overwrites asg.A, B, C.
 func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
 	res := &G1Results{}
-	var h []fr.Element
-	type step struct {
+	if err := hStage(be, pk, asg, res, rep); err != nil {
+		return nil, err
+	}
+	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
+		return res, queryStage(q, be, pk, asg, res, rep)
+	}
+	steps := []struct {
 		name string
 		fn   func() (msm.Stats, error)
-	}
-	steps := []step{
-		{StageFFT, func() (st msm.Stats, err error) { h, err = be.H(asg.A, asg.B, asg.C); return }},
-		{StageMSMH, func() (st msm.Stats, err error) { res.H, st, err = be.MSMG1(pk.H, h); return }},
-	}
-	if f, ok := be.(backend.FusedH); ok {
-		// h stays on the device: one call, its two halves reported apart
-		var hTime, msmTime time.Duration
-		start := time.Now()
-		var err error
-		res.H, hTime, msmTime, err = f.HMSM(pk.H, asg.A, asg.B, asg.C)
-		if err != nil {
-			return nil, fmt.Errorf("groth16: %s+%s: %w", StageFFT, StageMSMH, err)
-		}
-		if other := time.Since(start) - hTime - msmTime; other > 0 {
-			hTime += other // the call's own overhead, with the uploads
-		}
-		rep.Stages = append(rep.Stages, Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
-		steps = nil
-	}
-	steps = append(steps, []step{
+	}{
 		{StageMSML, func() (st msm.Stats, err error) { res.L, st, err = be.MSMG1(pk.L, asg.Aux); return }},
 		{StageMSMA, func() (st msm.Stats, err error) { res.A, st, err = be.MSMG1(pk.A, prep.AScalars); return }},
 		{StageMSMB1, func() (st msm.Stats, err error) { res.B1, st, err = be.MSMG1(pk.BG1, prep.BScalars); return }},
-	}...)
+	}
 	for _, s := range steps {
 		if err := rep.timed(s.name, s.fn); err != nil {
 			return nil, fmt.Errorf("groth16: %s: %w", s.name, err)
@@ -233,9 +222,65 @@ func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, pre
 	return res, nil
 }
 
+// hStage computes h and the H MSM, in one call where the backend keeps h
+// on the device (backend.FusedH), its two halves reported apart.
+func hStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report) error {
+	if f, ok := be.(backend.FusedH); ok {
+		start := time.Now()
+		var hTime, msmTime time.Duration
+		var err error
+		res.H, hTime, msmTime, err = f.HMSM(pk.H, asg.A, asg.B, asg.C)
+		if err != nil {
+			return fmt.Errorf("groth16: %s+%s: %w", StageFFT, StageMSMH, err)
+		}
+		if other := time.Since(start) - hTime - msmTime; other > 0 {
+			hTime += other // the call's own overhead, with the uploads
+		}
+		rep.Stages = append(rep.Stages, Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
+		return nil
+	}
+	var h []fr.Element
+	if err := rep.timed(StageFFT, func() (st msm.Stats, err error) { h, err = be.H(asg.A, asg.B, asg.C); return }); err != nil {
+		return fmt.Errorf("groth16: %s: %w", StageFFT, err)
+	}
+	if err := rep.timed(StageMSMH, func() (st msm.Stats, err error) { res.H, st, err = be.MSMG1(pk.H, h); return }); err != nil {
+		return fmt.Errorf("groth16: %s: %w", StageMSMH, err)
+	}
+	return nil
+}
+
+// queryStage runs the L, A, B_G1 (and, with the G2 MSM on the device,
+// B_G2) MSMs through the backend's own prep.
+func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report) error {
+	in := &backend.QueryInput{L: pk.L, A: pk.A, BG1: pk.BG1, Inputs: asg.Inputs, Aux: asg.Aux,
+		BInput: &asg.Density.BInput, AAux: &asg.Density.AAux, BAux: &asg.Density.BAux}
+	if backend.G2OnDevice(be) {
+		in.BG2 = pk.BG2
+	}
+	out, err := q.QueryMSMs(in)
+	if err != nil {
+		return fmt.Errorf("groth16: query MSMs: %w", err)
+	}
+	res.L, res.A, res.B1 = out.L, out.A, out.B1
+	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
+		Stage{Name: StageMSMB1, Duration: out.Times[2]})
+	if in.BG2 != nil {
+		res.B2 = &out.B2
+		rep.Stages = append(rep.Stages, Stage{Name: StageMSMB2, Duration: out.Times[3]})
+	}
+	return nil
+}
+
 // G2Stage runs the B_G2 MSM, which the engine runs after releasing the
-// device (on the CPU, with the bandwidth throttle raised).
-func G2Stage(be backend.Backend, pk *params.ProvingKey, prep *Prepared, threads int, rep *Report) (bls.G2Jac, error) {
+// device (on the CPU, with the bandwidth throttle raised) or inside it (on
+// a GPU). It returns g1.B2 when the device stage computed it already.
+func G2Stage(be backend.Backend, pk *params.ProvingKey, prep *Prepared, g1 *G1Results, threads int, rep *Report) (bls.G2Jac, error) {
+	if g1 != nil && g1.B2 != nil {
+		return *g1.B2, nil
+	}
+	if prep == nil {
+		return bls.G2Jac{}, fmt.Errorf("groth16: %s: no prepared scalars", StageMSMB2)
+	}
 	var b2 bls.G2Jac
 	err := rep.timed(StageMSMB2, func() (st msm.Stats, err error) { b2, st, err = be.MSMG2(pk.BG2, prep.BScalars, threads); return })
 	if err != nil {
@@ -274,12 +319,12 @@ func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*para
 		be = &cpu.Backend{NbTasks: opt.NbTasks}
 	}
 	rep := &Report{}
-	prep := Prepare(asg)
+	prep := PrepareFor(be, asg)
 	g1, err := DeviceStage(be, pk, asg, prep, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	b2, err := G2Stage(be, pk, prep, opt.NbTasks, rep)
+	b2, err := G2Stage(be, pk, prep, g1, opt.NbTasks, rep)
 	prep.Release()
 	if err != nil {
 		return nil, nil, err

@@ -23,6 +23,10 @@ typedef int (*upload_fn)(int, const void*, size_t, void**, char*, size_t);
 typedef void (*free_fn)(void*);
 typedef int (*msm_fn)(void*, const void*, size_t, void*, char*, size_t);
 typedef int (*bench_msm_fn)(void*, size_t, int, double*, char*, size_t);
+typedef int (*sup_fn)(int, const void*, size_t, void**, char*, size_t);
+typedef int (*ssel_fn)(void*, const void*, size_t, const void*, void**, size_t*, char*, size_t);
+typedef int (*sdown_fn)(void*, void*, char*, size_t);
+typedef int (*mres_fn)(void*, void*, void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
@@ -46,6 +50,14 @@ static void call_free(void* f, void* h) { ((free_fn)f)(h); }
 static int call_msm(void* f, void* h, const void* s, size_t n, void* r, char* e, size_t el) {
 	return ((msm_fn)f)(h, s, n, r, e, el);
 }
+static int call_sup(void* f, int d, const void* h, size_t n, void** out, char* e, size_t el) {
+	return ((sup_fn)f)(d, h, n, out, e, el);
+}
+static int call_ssel(void* f, void* aux, const void* head, size_t nh, const void* words, void** out, size_t* n, char* e, size_t el) {
+	return ((ssel_fn)f)(aux, head, nh, words, out, n, e, el);
+}
+static int call_sdown(void* f, void* h, void* host, char* e, size_t el) { return ((sdown_fn)f)(h, host, e, el); }
+static int call_mres(void* f, void* pts, void* sc, void* r, char* e, size_t el) { return ((mres_fn)f)(pts, sc, r, e, el); }
 static int call_hmsm(void* f, int d, void* a, void* b, void* c, size_t n, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
 	return ((hmsm_fn)f)(d, a, b, c, n, k, h, r, ms, e, el);
 }
@@ -59,6 +71,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
 	"sync"
 	"time"
 	"unsafe"
@@ -70,10 +83,11 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/ntt"
+	"github.com/cuzk/cuzk/core/r1cs"
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
 var ErrNoLibrary = errors.New("CUDA library not loaded")
@@ -87,6 +101,8 @@ type Library struct {
 	benchMSM, benchMSMG2         unsafe.Pointer
 	g2Upload, g2Free, msmG2      unsafe.Pointer
 	hMSM                         unsafe.Pointer
+	sUpload, sSelect, sDownload  unsafe.Pointer
+	sFree, msmG1Res, msmG2Res    unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -123,7 +139,10 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
 		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM},
 		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2},
-		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}, {"cuzk_cuda_h_msm_g1", &l.hMSM}} {
+		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}, {"cuzk_cuda_h_msm_g1", &l.hMSM},
+		{"cuzk_cuda_scalars_upload", &l.sUpload}, {"cuzk_cuda_scalars_select", &l.sSelect},
+		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
+		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -198,6 +217,10 @@ type Backend struct {
 	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
 	// = false).
 	g2CPU *cpu.Backend
+	// devicePrep selects the query scalars on the GPU (QueryMSMs). Off
+	// unless CUZK_CUDA_DEVICE_PREP=1 until its first check on a GPU
+	// (TestQueryMSMsMatchCPU in cuda/run-device.sh).
+	devicePrep bool
 }
 
 // SetG2CPU makes the backend run G2 MSMs on the CPU backend (tasks
@@ -217,7 +240,7 @@ const residentShare = 0.6
 // memory sizes the budget of resident parameter points, shared by the G1
 // and G2 sets.
 func NewBackend(lib *Library, gpu backend.GPU) *Backend {
-	b := &Backend{lib: lib, dev: gpu.Index}
+	b := &Backend{lib: lib, dev: gpu.Index, devicePrep: os.Getenv("CUZK_CUDA_DEVICE_PREP") == "1"}
 	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
 	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
 	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)
@@ -382,4 +405,132 @@ func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residen
 		return C.call_bench_msm(fn, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
+}
+
+// DevicePrep reports whether QueryMSMs selects the query scalars on the
+// GPU (backend.Queries).
+func (b *Backend) DevicePrep() bool { return b.devicePrep }
+
+// scalars is a device scalar vector (cuzk_cuda_scalars_*).
+type scalars struct {
+	b *Backend
+	h unsafe.Pointer
+	n int
+}
+
+func (s *scalars) free() { C.call_free(s.b.lib.sFree, s.h) }
+
+// download copies the vector back (for a point set that is streamed).
+func (s *scalars) download() ([]fr.Element, error) {
+	out := make([]fr.Element, s.n)
+	if s.n == 0 {
+		return out, nil
+	}
+	err := call("scalars download", func(e *C.char) C.int { return C.call_sdown(s.b.lib.sDownload, s.h, ptr(out), e, errLen) })
+	return out, err
+}
+
+func (b *Backend) uploadScalars(v []fr.Element) (*scalars, error) {
+	s := &scalars{b: b, n: len(v)}
+	err := call("scalars upload", func(e *C.char) C.int {
+		return C.call_sup(b.lib.sUpload, C.int(b.dev), ptr(v), C.size_t(len(v)), &s.h, e, errLen)
+	})
+	return s, err
+}
+
+// selectScalars makes head followed by the elements of aux whose bit is
+// set in bits.
+func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitmap) (*scalars, error) {
+	if bits.Len != aux.n {
+		return nil, fmt.Errorf("cuda: density bitmap of %d bits for %d scalars", bits.Len, aux.n)
+	}
+	s := &scalars{b: b}
+	var n C.size_t
+	var none uint64
+	words := unsafe.Pointer(&none) // never a nil pointer; the bitmap is shared, so never appended to
+	if len(bits.Words) > 0 {
+		words = unsafe.Pointer(&bits.Words[0])
+	}
+	err := call("scalars select", func(e *C.char) C.int {
+		return C.call_ssel(b.lib.sSelect, aux.h, ptr(head), C.size_t(len(head)), words, &s.h, &n, e, errLen)
+	})
+	s.n = int(n)
+	return s, err
+}
+
+// msmOn runs Σ s[i]·points[i] over the resident copy of points, or, when
+// the set is streamed, over s brought back to the host.
+func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsafe.Pointer, points []P, s *scalars) (R, error) {
+	var res R
+	if len(points) != s.n {
+		return res, fmt.Errorf("cuda: %d points for %d selected scalars", len(points), s.n)
+	}
+	if s.n == 0 {
+		return res, nil
+	}
+	h, err := r.handle(points)
+	if err != nil {
+		return res, err
+	}
+	if h == nil {
+		host, err := s.download()
+		if err != nil {
+			return res, err
+		}
+		return r.msm(points, host)
+	}
+	err = call("msm", func(e *C.char) C.int { return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&res), e, errLen) })
+	return res, err
+}
+
+// QueryMSMs uploads aux once, selects the A and B scalars on the GPU with
+// the density bitmaps and runs the L, A, B_G1 and (q.BG2 set) B_G2 MSMs.
+func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error) {
+	out := &backend.QueryOutput{}
+	start := time.Now()
+	lap := func(i int) {
+		now := time.Now()
+		out.Times[i] = now.Sub(start)
+		start = now
+	}
+	aux, err := b.uploadScalars(q.Aux)
+	if err != nil {
+		return nil, err
+	}
+	defer aux.free()
+	if out.L, err = msmOn(b.g1, b.lib.msmG1Res, q.L, aux); err != nil {
+		return nil, fmt.Errorf("cuda: l: %w", err)
+	}
+	lap(0)
+	a, err := b.selectScalars(aux, q.Inputs, q.AAux)
+	if err != nil {
+		return nil, err
+	}
+	defer a.free()
+	if out.A, err = msmOn(b.g1, b.lib.msmG1Res, q.A, a); err != nil {
+		return nil, fmt.Errorf("cuda: a: %w", err)
+	}
+	lap(1)
+	var head []fr.Element
+	for i := range q.Inputs {
+		if q.BInput.Get(i) {
+			head = append(head, q.Inputs[i])
+		}
+	}
+	bs, err := b.selectScalars(aux, head, q.BAux)
+	if err != nil {
+		return nil, err
+	}
+	defer bs.free()
+	if out.B1, err = msmOn(b.g1, b.lib.msmG1Res, q.BG1, bs); err != nil {
+		return nil, fmt.Errorf("cuda: b_g1: %w", err)
+	}
+	lap(2)
+	if q.BG2 != nil {
+		if out.B2, err = msmOn(b.g2, b.lib.msmG2Res, q.BG2, bs); err != nil {
+			return nil, fmt.Errorf("cuda: b_g2: %w", err)
+		}
+		lap(3)
+	}
+	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/consensys/gnark-crypto/utils"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -149,8 +150,89 @@ func TestHMSMMatchesCPU(t *testing.T) {
 	}
 }
 
-func TestProofWithCUDABackendVerifies(t *testing.T) {
+// The prep on the device: aux uploaded once, the A and B scalars selected
+// with density bitmaps on the GPU, the four query MSMs over them.
+func TestQueryMSMsMatchCPU(t *testing.T) {
 	be := gpu(t)
+	defer be.Close()
+	_, _, _, g2 := bls.Generators()
+	g2pts := bls.BatchScalarMultiplicationG2(&g2, random(t, 256))
+	for _, k := range sizes(t) {
+		if k > 20 {
+			continue
+		}
+		n := 1 << k
+		for _, density := range []float64{0, 0.03, 0.5, 1} {
+			inputs, aux := random(t, 3), random(t, n+5) // a last bitmap word left partial
+			for i := range aux {
+				if i%3 != 0 {
+					aux[i].SetUint64(uint64(i & 1))
+				}
+			}
+			bm := func(m int) *r1cs.Bitmap {
+				b := r1cs.NewBitmap(m)
+				x := uint64(k)*1000 + uint64(density*100)
+				for i := 0; i < m; i++ {
+					x = x*6364136223846793005 + 1442695040888963407
+					if float64(x>>11)/float64(1<<53) < density {
+						b.Set(i)
+					}
+				}
+				return &b
+			}
+			q := &backend.QueryInput{Inputs: inputs, Aux: aux, BInput: bm(3), AAux: bm(len(aux)), BAux: bm(len(aux))}
+			sel := func(head []fr.Element, hb *r1cs.Bitmap, bits *r1cs.Bitmap) []fr.Element {
+				var out []fr.Element
+				for i := range head {
+					if hb == nil || hb.Get(i) {
+						out = append(out, head[i])
+					}
+				}
+				for i := range aux {
+					if bits.Get(i) {
+						out = append(out, aux[i])
+					}
+				}
+				return out
+			}
+			aS, bS := sel(inputs, nil, q.AAux), sel(inputs, q.BInput, q.BAux)
+			pts := testPoints(t, len(aux)+3)
+			q.L, q.A, q.BG1 = pts[:len(aux)], pts[:len(aS)], pts[1:1+len(bS)]
+			q.BG2 = make([]bls.G2Affine, len(bS))
+			for i := range q.BG2 {
+				q.BG2[i] = g2pts[i%len(g2pts)]
+			}
+			out, err := be.QueryMSMs(q)
+			require.NoError(t, err)
+			for name, c := range map[string]struct {
+				pts []bls.G1Affine
+				sc  []fr.Element
+				got bls.G1Jac
+			}{"l": {q.L, aux, out.L}, "a": {q.A, aS, out.A}, "b_g1": {q.BG1, bS, out.B1}} {
+				var want bls.G1Jac
+				_, err := want.MultiExp(c.pts, c.sc, ecc.MultiExpConfig{})
+				require.NoError(t, err)
+				require.True(t, want.Equal(&c.got), "2^%d density %g: %s", k, density, name)
+			}
+			var want2 bls.G2Jac
+			_, err = want2.MultiExp(q.BG2, bS, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			require.True(t, want2.Equal(&out.B2), "2^%d density %g: b_g2", k, density)
+			be.Close()
+		}
+		t.Logf("query MSMs 2^%d (prep on the device, densities 0, 3%%, 50%%, 100%%) equal the CPU's", k)
+	}
+}
+
+func TestProofWithCUDABackendVerifies(t *testing.T) {
+	t.Run("host prep", func(t *testing.T) { proveAndCompare(t, false) })
+	t.Run("device prep", func(t *testing.T) { proveAndCompare(t, true) })
+}
+
+func proveAndCompare(t *testing.T, devicePrep bool) {
+	be := gpu(t)
+	defer be.Close()
+	be.devicePrep = devicePrep
 	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 16, DenseFraction: 0.2, Seed: 7})
 	require.NoError(t, err)
 	pk, err := groth16.Setup(cs, 11)

@@ -75,6 +75,11 @@ func TestBenchPartition(t *testing.T) {
 	}
 	be := gpu(t)
 	defer be.Close()
+	prep := "host"
+	if be.DevicePrep() {
+		prep = "device"
+	}
+	fmt.Printf("\nprep on the %s (CUZK_CUDA_DEVICE_PREP)\n", prep)
 	fmt.Printf("\n| partition | non-boolean aux | synthesis (ms) | GPU first run, with SRS upload (ms) | GPU assignment→proof (ms, median of 3) | GPU stages (ms) | CPU %d cores (ms) | ratio | GPU proof = CPU proof |\n|---|---:|---:|---:|---:|---|---:|---:|---|\n", runtime.GOMAXPROCS(0))
 	for _, f := range strings.Split(env, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
