@@ -479,7 +479,9 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 		}
 		return r.msm(points, host)
 	}
-	err = call("msm", func(e *C.char) C.int { return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&res), e, errLen) })
+	err = call("msm", func(e *C.char) C.int {
+		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&res), e, errLen)
+	})
 	return res, err
 }
 
