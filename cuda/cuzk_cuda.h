@@ -5,7 +5,8 @@
  * NUL-terminated message written into err (errlen bytes).
  *
  * Host buffers need not be page-locked: large copies go through a pinned
- * double buffer per device, filled by several host threads.
+ * double buffer per device, filled by several host threads; buffers
+ * registered with cuzk_cuda_host_register are copied directly.
  *
  * Field elements are the scalar field Fr of BLS12-381, 32 bytes each: four
  * little-endian 64-bit limbs in Montgomery form (R = 2^256), the layout of
@@ -103,6 +104,12 @@ int cuzk_cuda_scalars_select(void* aux, const void* head, size_t n_head, const u
                              size_t* n_out, char* err, size_t errlen);
 int cuzk_cuda_scalars_download(void* handle, void* host, char* err, size_t errlen); /* all n elements */
 void cuzk_cuda_scalars_free(void* handle);
+
+/* Page-locks (cudaHostRegister, portable to every device) bytes of host
+ * memory at p, for the caller's long-lived buffers; unregister before
+ * freeing them. */
+int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen);
+int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen);
 
 /* MSMs over device scalar vectors: Σ scalars[i]·points[i] for every element
  * of the vector, against the first points of a resident set. */

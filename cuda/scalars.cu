@@ -131,3 +131,15 @@ extern "C" void cuzk_cuda_scalars_free(void* handle) {
     cudaFree(v->p);
     delete v;
 }
+
+extern "C" int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {
+    if (!p || !bytes) return fail(err, errlen, 1, "NULL or empty host buffer");
+    CKR(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+    return 0;
+}
+
+extern "C" int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen) {
+    if (!p) return fail(err, errlen, 1, "NULL host buffer");
+    CKR(cudaHostUnregister(p));
+    return 0;
+}

@@ -65,6 +65,14 @@ type QueryOutput struct {
 	Times    [4]time.Duration
 }
 
+// HostPinner is implemented by backends that can page-lock long-lived host
+// buffers (the engine's pooled a, b, c) so that copies of them run at the
+// link's rate. Unpin before the memory is freed.
+type HostPinner interface {
+	Pin(buf []fr.Element) error
+	Unpin(buf []fr.Element) error
+}
+
 // DeviceG2 is implemented by backends that can run the G2 MSM on the
 // device: the engine then runs it inside the interlock and leaves the
 // bandwidth throttle down.

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/backend"
 )
 
 // Big buffers (a, b, c: GiBs each at production size) live off the Go heap
@@ -45,6 +47,13 @@ type pool struct {
 	pending sync.WaitGroup
 	done    sync.WaitGroup
 
+	// pinner page-locks new buffers for a GPU (nil: none); pinned holds
+	// the buffers it locked, which are unpinned before they are unmapped.
+	pinner    backend.HostPinner
+	pinned    map[*fr.Element]bool
+	pinErrors atomic.Int64
+	pinErr    atomic.Value // the last pin error's text
+
 	// statistics
 	allocs, reuses, frees atomic.Int64
 	freedBytes            atomic.Int64
@@ -54,7 +63,7 @@ type pool struct {
 
 // newPool starts workers dealloc goroutines.
 func newPool(maxPool uint64, workers int) *pool {
-	p := &pool{free: map[int][][]fr.Element{}, maxPool: maxPool, queue: make(chan []fr.Element, 1024)}
+	p := &pool{free: map[int][][]fr.Element{}, pinned: map[*fr.Element]bool{}, maxPool: maxPool, queue: make(chan []fr.Element, 1024)}
 	for i := 0; i < workers; i++ {
 		p.done.Add(1)
 		go p.deallocLoop()
@@ -78,6 +87,17 @@ func (p *pool) get(n int) ([]fr.Element, error) {
 	buf, err := mapElements(n)
 	if err != nil {
 		return nil, err
+	}
+	if p.pinner != nil {
+		// a buffer that cannot be locked still works, copied more slowly
+		if err := p.pinner.Pin(buf); err != nil {
+			p.pinErrors.Add(1)
+			p.pinErr.Store(err.Error())
+		} else {
+			p.mu.Lock()
+			p.pinned[&buf[0]] = true
+			p.mu.Unlock()
+		}
 	}
 	p.allocs.Add(1)
 	p.mapped.Add(int64(n * elemSize))
@@ -126,6 +146,16 @@ func (p *pool) unmap(buf []fr.Element) {
 		}
 	}
 	size := int64(len(buf) * elemSize)
+	p.mu.Lock()
+	wasPinned := p.pinned[&buf[0]]
+	delete(p.pinned, &buf[0])
+	p.mu.Unlock()
+	if wasPinned {
+		if err := p.pinner.Unpin(buf); err != nil {
+			p.pinErrors.Add(1)
+			p.pinErr.Store(err.Error())
+		}
+	}
 	if err := unmapElements(buf); err == nil {
 		p.frees.Add(1)
 		p.freedBytes.Add(size)
@@ -164,12 +194,19 @@ type poolStats struct {
 	Frees         int64  `json:"frees"`
 	FreedBytes    int64  `json:"freed_bytes"`
 	MaxConcurrent int64  `json:"max_concurrent_frees"`
+	// Pinned counts buffers page-locked for a GPU; PinErrors the buffers
+	// that could not be (they are still used, copied more slowly).
+	Pinned    int    `json:"pinned_buffers"`
+	PinErrors int64  `json:"pin_errors"`
+	PinError  string `json:"last_pin_error,omitempty"`
 }
 
 func (p *pool) stats() poolStats {
 	p.mu.Lock()
-	pooled := p.pooled
+	pooled, pinned := p.pooled, len(p.pinned)
 	p.mu.Unlock()
+	last, _ := p.pinErr.Load().(string)
 	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), Allocs: p.allocs.Load(),
-		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load()}
+		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load(),
+		Pinned: pinned, PinErrors: p.pinErrors.Load(), PinError: last}
 }

@@ -124,6 +124,13 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		e.pool.close()
 		return nil, err
 	}
+	for _, d := range e.devices {
+		// page-locked memory serves every GPU: one pinner is enough
+		if p, ok := d.be.(backend.HostPinner); ok {
+			e.pool.pinner = p
+			break
+		}
+	}
 	e.metrics = newMetrics(e)
 
 	e.wg.Add(1)

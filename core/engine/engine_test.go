@@ -654,3 +654,75 @@ func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
 	require.Equal(t, []bool{false, false}, raised, "and leaves the CPU throttle down")
 	require.EqualValues(t, 2, be.fused.Load(), "h and the H MSM went through the fused call")
 }
+
+// pinBackend page-locks nothing but records what the pool asks for.
+type pinBackend struct {
+	*hookBackend
+	mu     sync.Mutex
+	pinned map[*fr.Element]bool
+	pins   int
+	unpins int
+	fail   bool
+	bad    []string
+}
+
+func (b *pinBackend) Pin(buf []fr.Element) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fail {
+		return errInjected
+	}
+	if b.pinned[&buf[0]] {
+		b.bad = append(b.bad, "pinned twice")
+	}
+	b.pinned[&buf[0]] = true
+	b.pins++
+	return nil
+}
+
+func (b *pinBackend) Unpin(buf []fr.Element) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.pinned[&buf[0]] {
+		b.bad = append(b.bad, "unpinned a buffer never pinned")
+	}
+	delete(b.pinned, &buf[0])
+	b.unpins++
+	return nil
+}
+
+func TestPooledBuffersArePinnedOnce(t *testing.T) {
+	f := testCircuit(t)
+	be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}}
+	e, err := New(testConfig(), Options{Devices: []backend.Backend{be}})
+	require.NoError(t, err)
+	for i := 0; i < 3; i++ {
+		req := f.request("", 2, Normal)
+		res, _, err := e.Prove(context.Background(), req)
+		require.NoError(t, err)
+		require.Len(t, res, 2)
+	}
+	e.pool.drain()
+	st := e.Status().Memory.Pool
+	require.Positive(t, st.Reuses, "buffers were recycled")
+	require.EqualValues(t, st.Allocs, be.pins, "every new buffer pinned once, recycled ones not again")
+	require.Equal(t, st.Pinned, len(be.pinned))
+	e.Close()
+	require.Equal(t, be.pins, be.unpins, "every pinned buffer unpinned before it is unmapped")
+	require.Empty(t, be.pinned)
+	require.Empty(t, be.bad)
+
+	// A device that cannot pin: proofs go on, the errors are counted.
+	failing := &pinBackend{hookBackend: &hookBackend{name: "gpu1"}, pinned: map[*fr.Element]bool{}, fail: true}
+	e2 := newEngine(t, testConfig(), Options{Devices: []backend.Backend{failing}})
+	req := f.request("", 2, Normal)
+	id, err := e2.Submit(req)
+	require.NoError(t, err)
+	res, err := e2.Await(id, 0)
+	require.NoError(t, err)
+	f.checkProofs(t, req, res)
+	st = e2.Status().Memory.Pool
+	require.Positive(t, st.PinErrors)
+	require.Contains(t, st.PinError, errInjected.Error())
+	require.Zero(t, st.Pinned)
+}

@@ -27,6 +27,8 @@ typedef int (*sup_fn)(int, const void*, size_t, void**, char*, size_t);
 typedef int (*ssel_fn)(void*, const void*, size_t, const void*, void**, size_t*, char*, size_t);
 typedef int (*sdown_fn)(void*, void*, char*, size_t);
 typedef int (*mres_fn)(void*, void*, void*, char*, size_t);
+typedef int (*hreg_fn)(void*, size_t, char*, size_t);
+typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
@@ -58,6 +60,8 @@ static int call_ssel(void* f, void* aux, const void* head, size_t nh, const void
 }
 static int call_sdown(void* f, void* h, void* host, char* e, size_t el) { return ((sdown_fn)f)(h, host, e, el); }
 static int call_mres(void* f, void* pts, void* sc, void* r, char* e, size_t el) { return ((mres_fn)f)(pts, sc, r, e, el); }
+static int call_hreg(void* f, void* p, size_t n, char* e, size_t el) { return ((hreg_fn)f)(p, n, e, el); }
+static int call_hunreg(void* f, void* p, char* e, size_t el) { return ((hunreg_fn)f)(p, e, el); }
 static int call_hmsm(void* f, int d, void* a, void* b, void* c, size_t n, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
 	return ((hmsm_fn)f)(d, a, b, c, n, k, h, r, ms, e, el);
 }
@@ -103,6 +107,7 @@ type Library struct {
 	hMSM                         unsafe.Pointer
 	sUpload, sSelect, sDownload  unsafe.Pointer
 	sFree, msmG1Res, msmG2Res    unsafe.Pointer
+	hostReg, hostUnreg           unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -142,7 +147,8 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}, {"cuzk_cuda_h_msm_g1", &l.hMSM},
 		{"cuzk_cuda_scalars_upload", &l.sUpload}, {"cuzk_cuda_scalars_select", &l.sSelect},
 		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
-		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res}} {
+		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
+		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -536,3 +542,29 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 	}
 	return out, nil
 }
+
+// Pin page-locks buf (memory the caller keeps for many proofs, such as the
+// engine's pooled a, b, c), so that copies of it run at the link's rate.
+// Unpin before freeing it.
+func (l *Library) Pin(buf []fr.Element) error {
+	if len(buf) == 0 {
+		return nil
+	}
+	return call("host register", func(e *C.char) C.int {
+		return C.call_hreg(l.hostReg, ptr(buf), C.size_t(len(buf)*int(unsafe.Sizeof(fr.Element{}))), e, errLen)
+	})
+}
+
+// Unpin undoes Pin.
+func (l *Library) Unpin(buf []fr.Element) error {
+	if len(buf) == 0 {
+		return nil
+	}
+	return call("host unregister", func(e *C.char) C.int { return C.call_hunreg(l.hostUnreg, ptr(buf), e, errLen) })
+}
+
+// Pin page-locks buf (see Library.Pin); backend.HostPinner.
+func (b *Backend) Pin(buf []fr.Element) error { return b.lib.Pin(buf) }
+
+// Unpin undoes Pin.
+func (b *Backend) Unpin(buf []fr.Element) error { return b.lib.Unpin(buf) }
