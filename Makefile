@@ -36,12 +36,12 @@ lib: FORCE
 
 # libcuzk_cuda.so where nvcc exists (CUDA_ARCH=sm_90 narrows the targets).
 cuda:
-	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -j3 -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
+	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -j4 -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
 	else echo "make cuda: nvcc not found, skipping libcuzk_cuda.so (cuzk runs on its CPU backend)"; fi
 
-# The GPU tests' Go binary, built here and run on the GPU machine by
+# The GPU tests' Go binary and bin/cuzk, built here and run on the GPU machine by
 # cuda/run-device.sh (the GPU machine has no Go).
-cuda-test-bin:
+cuda-test-bin: $(BIN)/cuzk
 	$(GO) test -c -o $(BUILD)/cuda.test ./core/backend/cuda
 
 install: lib

@@ -31,7 +31,16 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 4
+#define CUZK_CUDA_ABI_VERSION 5
+
+/* MSM results are window sums: Pippenger's method with c-bit signed
+ * windows gives W_0..W_{nw-1}, and the MSM is Σ_w 2^(c·w)·W_w, which the
+ * caller combines by Horner's rule (~c·nw doublings: microseconds on a
+ * CPU, milliseconds for one GPU thread). A result block is
+ *   int32_t c, nw, pad[2];   then CUZK_CUDA_MAX_WINDOWS Jacobian points
+ * (G1Jac, 144 bytes, or G2Jac, 288 bytes), of which the first nw are set;
+ * nw = 0 means the point at infinity. */
+#define CUZK_CUDA_MAX_WINDOWS 32
 
 /* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
 int cuzk_cuda_abi_version(void);
@@ -58,7 +67,7 @@ int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* co
 
 /* h as cuzk_cuda_ntt_h, computed on the device and used there as the
  * scalars of an MSM over the first n−1 points of the resident G1 set
- * handle (the H query): *result receives the G1Jac sum; a, b, c are left
+ * handle (the H query): *result receives a G1 result block; a, b, c are left
  * unchanged and h never leaves the device. ms[0] receives the milliseconds
  * of the uploads and h, ms[1] those of the MSM. */
 int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
@@ -76,8 +85,9 @@ int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, ch
 void cuzk_cuda_g1_free(void* handle);
 
 /* Σ scalars[i]·points[i] over the first n points of a resident set, with
- * scalars as Fr elements in host memory. *result receives a Jacobian point
- * (X, Y, Z; 144 bytes, gnark-crypto's G1Jac layout; Z = 0 is infinity). */
+ * scalars as Fr elements in host memory. *result receives a result block
+ * (above) of G1Jac points (X, Y, Z; gnark-crypto's layout; Z = 0 is
+ * infinity). */
 int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 
 /* Median milliseconds of reps MSMs over the first n points of a set with
@@ -85,8 +95,8 @@ int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, 
 int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 /* The same for G2: points as gnark-crypto's G2Affine (x, y in Fp2, each
- * c0 then c1, 6 Montgomery limbs per coordinate), results as G2Jac
- * (288 bytes). */
+ * c0 then c1, 6 Montgomery limbs per coordinate), result blocks of G2Jac
+ * points. */
 int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
 void cuzk_cuda_g2_free(void* handle);
 int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);

@@ -38,11 +38,7 @@ extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, 
     cudaFree(dv[1]);  // room for the MSM's scratch
     cudaFree(dv[2]);
     dv[1] = dv[2] = nullptr;
-    dmem out;
-    if (!rc && cudaMalloc(&out.p, sizeof(g1_jac)) != cudaSuccess) rc = fail(err, errlen, 2, "cudaMalloc failed");
-    if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)dv[0], n - 1, out.as<g1_jac>(), err, errlen);
-    if (!rc && cudaMemcpy(result, out.p, sizeof(g1_jac), cudaMemcpyDeviceToHost) != cudaSuccess)
-        rc = fail(err, errlen, 2, "copying the result: %s", cudaGetErrorString(cudaGetLastError()));
+    if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)dv[0], n - 1, static_cast<msm_result<fp_t>*>(result), err, errlen);
     auto t2 = std::chrono::steady_clock::now();
     cudaFree(dv[0]);
     ms[0] = std::chrono::duration<double, std::milli>(t1 - t0).count();

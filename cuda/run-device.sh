@@ -4,8 +4,11 @@
 # random inputs), the timing tables and the whole-partition bench, with the
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
-#   usage: cuda/run-device.sh [build] [correct] [bench] [partition]
+#   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
 #          (from the repository root; no arguments: build correct bench)
+# `engine` runs the bench command (bin/cuzk, carried from here) through the
+# engine on the GPU: a 2^20-row synthetic circuit with a real development
+# setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -46,5 +49,11 @@ fi
 if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
+fi
+if has engine; then
+  [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk not carried"; exit 1; }
+  # shellcheck disable=SC2086
+  ./bin/cuzk bench ${CUZK_ENGINE_ARGS:---constraints 1048576 --dense 0.03 --partitions 4 --proofs 4 --concurrency 2 --baseline --cache /tmp/cuzk-cache} \
+    2>&1 | tee "$out/engine.log" || status=1
 fi
 exit $status

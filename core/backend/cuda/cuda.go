@@ -91,7 +91,7 @@ import (
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
 var ErrNoLibrary = errors.New("CUDA library not loaded")
@@ -248,19 +248,19 @@ const residentShare = 0.6
 func NewBackend(lib *Library, gpu backend.GPU) *Backend {
 	b := &Backend{lib: lib, dev: gpu.Index, devicePrep: os.Getenv("CUZK_CUDA_DEVICE_PREP") == "1"}
 	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
-	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
-	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)
 	return b
 }
 
 // deviceStore is the library's point-set calls of one group for one
 // device.
-type deviceStore[P, R any] struct {
+type deviceStore[P, R any, PR jacobian[R]] struct {
 	b                    *Backend
 	uploadFn, msmFn, fre unsafe.Pointer
 }
 
-func (d deviceStore[P, R]) upload(points []P) (any, error) {
+func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
 	var h unsafe.Pointer
 	err := call("upload", func(e *C.char) C.int {
 		return C.call_upload(d.uploadFn, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
@@ -268,15 +268,19 @@ func (d deviceStore[P, R]) upload(points []P) (any, error) {
 	return h, err
 }
 
-func (d deviceStore[P, R]) msm(h any, scalars []fr.Element) (R, error) {
-	var res R
+func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
+	var ws windowSums[R]
 	err := call("msm", func(e *C.char) C.int {
-		return C.call_msm(d.msmFn, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&res), e, errLen)
+		return C.call_msm(d.msmFn, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&ws), e, errLen)
 	})
-	return res, err
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return combine[R, PR](&ws)
 }
 
-func (d deviceStore[P, R]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
+func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
 
 // Close frees the resident point sets.
 func (b *Backend) Close() {
@@ -355,10 +359,14 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	}
 	k := domainConsts(n)
 	var ms [2]C.double
+	var ws windowSums[bls.G1Jac]
 	err = call("h msm", func(e *C.char) C.int {
 		return C.call_hmsm(b.lib.hMSM, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
-			unsafe.Pointer(&res), &ms[0], e, errLen)
+			unsafe.Pointer(&ws), &ms[0], e, errLen)
 	})
+	if err == nil {
+		res, err = combine(&ws)
+	}
 	return res, millis(ms[0]), millis(ms[1]), err
 }
 
@@ -485,10 +493,14 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 		}
 		return r.msm(points, host)
 	}
+	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {
-		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&res), e, errLen)
+		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
 	})
-	return res, err
+	if err != nil {
+		return res, err
+	}
+	return combine[R, PR](&ws)
 }
 
 // QueryMSMs uploads aux once, selects the A and B scalars on the GPU with
