@@ -132,6 +132,41 @@ __global__ void __launch_bounds__(128, 4) k_subsum(const uint32_t* start, const 
     partial[j] = xyzz_to_jac(acc);
 }
 
+// Experiment (CUZK_CUDA_MSM_VARIANT=1, cuda/NOTES.md): each thread sums
+// the two halves of its sub-bucket as two independent chains, so that the
+// scheduler can interleave their carry chains (ILP instead of occupancy:
+// up to 255 registers, 2 blocks of 128 a multiprocessor).
+template <class F>
+__global__ void __launch_bounds__(128, 2) k_subsum2(const uint32_t* start, const uint32_t* len, uint32_t total,
+                                                   const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= total) return;
+    xyzz_t<F> acc0 = xyzz_infinity<F>(), acc1 = xyzz_infinity<F>();
+    const uint32_t* v = vals + start[j];
+    const uint32_t m = len[j], half = m / 2;
+    for (uint32_t t = 0; t < half; t++) {
+        uint32_t u0 = v[t], u1 = v[half + t];
+        affine_t<F> p0 = pts[u0 & ~SIGN], p1 = pts[u1 & ~SIGN];
+        if (u0 & SIGN) p0 = pt_neg(p0);
+        if (u1 & SIGN) p1 = pt_neg(p1);
+        acc0 = xyzz_add_mixed(acc0, p0);
+        acc1 = xyzz_add_mixed(acc1, p1);
+    }
+    if (m & 1) {  // the odd one out
+        uint32_t u = v[m - 1];
+        affine_t<F> p = pts[u & ~SIGN];
+        if (u & SIGN) p = pt_neg(p);
+        acc1 = xyzz_add_mixed(acc1, p);
+    }
+    partial[j] = pt_add(xyzz_to_jac(acc0), xyzz_to_jac(acc1));
+}
+
+// msm_variant is CUZK_CUDA_MSM_VARIANT (0: k_subsum, 1: k_subsum2).
+int msm_variant() {
+    const char* env = getenv("CUZK_CUDA_MSM_VARIANT");
+    return env && atoi(env) == 1 ? 1 : 0;
+}
+
 template <class F>
 __global__ void k_bucketsum(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
                             const jac_t<F>* partial, jac_t<F>* buckets) {
@@ -318,8 +353,12 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
                                           nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>());
     CKR(cudaGetLastError());
-    if (total > 0) k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
-                                          set->pts, partial.as<jac_t<F>>());
+    if (total > 0 && msm_variant() == 1)
+        k_subsum2<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
+                                                set->pts, partial.as<jac_t<F>>());
+    else if (total > 0)
+        k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
+                                               set->pts, partial.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("accumulate");
     if (total > 0) {

@@ -4,11 +4,13 @@
 # random inputs), the timing tables and the whole-partition bench, with the
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
-#   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
+#   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine] [variant]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
+# `variant` checks and times the experimental accumulation kernel
+# (CUZK_CUDA_MSM_VARIANT=1, cuda/NOTES.md) against the default.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -49,6 +51,13 @@ fi
 if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
+fi
+if has variant; then
+  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
+    | tee "$out/variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/variant-correctness.log" || status=1
+  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
+    | tee "$out/variant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has engine; then
   [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk not carried"; exit 1; }
