@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mutex>
@@ -77,6 +78,38 @@ __global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     x[i2] = fr_sub(u, v);
 }
 
+// The first stages (half-sizes 1 .. LOCAL/2) in shared memory: after the
+// bit reversal they stay inside aligned blocks of LOCAL elements, so one
+// pass over x replaces log2(LOCAL) passes of k_stage. Experiment
+// (CUZK_CUDA_NTT_VARIANT=1, cuda/NOTES.md) until checked on a GPU.
+const int LOCAL = 1024;  // elements a block: 32 KiB of shared memory
+
+__global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, const fr_t* tw) {
+    __shared__ fr_t sh[LOCAL];
+    const size_t len = n < (size_t)LOCAL ? n : (size_t)LOCAL;
+    fr_t* blk = x + blockIdx.x * len;
+    const unsigned t = threadIdx.x;  // len/2 threads
+    sh[t] = blk[t];
+    sh[t + len / 2] = blk[t + len / 2];
+    __syncthreads();
+    for (size_t m = 1; m < len; m <<= 1) {
+        size_t j = t & (m - 1);
+        size_t i1 = ((t - j) << 1) + j, i2 = i1 + m;
+        fr_t w = tw[j * (n / (2 * m))];
+        fr_t u = sh[i1], v = fr_mul(sh[i2], w);
+        sh[i1] = fr_add(u, v);
+        sh[i2] = fr_sub(u, v);
+        __syncthreads();
+    }
+    blk[t] = sh[t];
+    blk[t + len / 2] = sh[t + len / 2];
+}
+
+int ntt_variant() {
+    const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
+    return env && atoi(env) == 1 ? 1 : 0;
+}
+
 // x[i] *= base^i * c  (coset shifts and scalings).
 __global__ void k_powscale(fr_t* x, size_t n, fr_t base, fr_t c, int use_pow) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -102,6 +135,7 @@ int log2_exact(size_t n) {
 int ntt_device(fr_t* x, size_t n, int logn, int inverse, int coset, const consts_t& k, const fr_t* tw,
                const fr_t* twi, char* err, size_t errlen) {
     int rc = 0;
+    size_t m = 1;  // the next stage's half-size
     // one in Montgomery form (R mod r), for a scaling by base^i alone
     const uint32_t R[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
                            0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
@@ -113,7 +147,13 @@ int ntt_device(fr_t* x, size_t n, int logn, int inverse, int coset, const consts
     }
     k_bitrev<<<blocks(n), THREADS>>>(x, n, logn);
     CKLAUNCH();
-    for (size_t m = 1; m < n; m <<= 1) {
+    if (ntt_variant() == 1) {
+        size_t len = n < (size_t)LOCAL ? n : (size_t)LOCAL;
+        k_stages_local<<<(unsigned)(n / len), (unsigned)(len / 2)>>>(x, n, inverse ? twi : tw);
+        CKLAUNCH();
+        m = len;
+    }
+    for (; m < n; m <<= 1) {
         k_stage<<<blocks(n / 2), THREADS>>>(x, n, m, inverse ? twi : tw);
         CKLAUNCH();
     }

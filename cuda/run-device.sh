@@ -9,8 +9,9 @@
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
-# `variant` checks and times the experimental accumulation kernel
-# (CUZK_CUDA_MSM_VARIANT=1, cuda/NOTES.md) against the default.
+# `variant` checks and times the experimental kernels (CUZK_CUDA_MSM_VARIANT=1:
+# two accumulation chains a thread; CUZK_CUDA_NTT_VARIANT=1: the first ten
+# NTT stages in shared memory; cuda/NOTES.md) against the defaults.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -53,6 +54,11 @@ if has partition; then
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
 if has variant; then
+  CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \
+    | tee "$out/ntt-variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/ntt-variant-correctness.log" || status=1
+  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
+    | tee "$out/ntt-variant-bench.log" | grep -E '^\||FAIL|Error' || status=1
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
     | tee "$out/variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/variant-correctness.log" || status=1
