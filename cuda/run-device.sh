@@ -17,6 +17,8 @@
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
 # CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
 # CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
+# CUZK_CUDA_PARTITION_KEY=setup (a real development setup, ~1 min at 2^24:
+# the partition proofs are then verified; default: a tiled key),
 # CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
 # CUZK_CUDA_DEVICE_PREP=1 (the prep on the GPU; off by default until checked).
 set -uo pipefail

@@ -145,11 +145,12 @@ func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
 	}
 
 	_, _, g1, g2 := bls.Generators()
+	c1 := newCombG1(&g1, max(len(lS), len(hS), len(aS), len(bS)))
 	mulG1 := func(s []fr.Element) []bls.G1Affine {
 		if len(s) == 0 {
 			return []bls.G1Affine{}
 		}
-		return bls.BatchScalarMultiplicationG1(&g1, s)
+		return c1.mul(s)
 	}
 	pk := &params.ProvingKey{}
 	pk.IC = mulG1(icS)
@@ -159,7 +160,7 @@ func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
 	pk.BG1 = mulG1(bS)
 	pk.BG2 = []bls.G2Affine{}
 	if len(bS) > 0 {
-		pk.BG2 = bls.BatchScalarMultiplicationG2(&g2, bS)
+		pk.BG2 = newCombG2(&g2, len(bS)).mul(bS)
 	}
 	vkS := mulG1([]fr.Element{tw.alpha, tw.beta, tw.delta})
 	pk.Alpha1, pk.Beta1, pk.Delta1 = vkS[0], vkS[1], vkS[2]

@@ -63,7 +63,8 @@ func tiledKey(t *testing.T, cs *r1cs.R1CS) *params.ProvingKey {
 // synthesis (the mat-vec, on the host's cores), then assignment to proof on
 // the GPU with the parameter points resident (the first run uploads them
 // and is reported apart), for 3% and 20% dense (non-boolean) constraints
-// (CUZK_CUDA_PARTITION_DENSE).
+// (CUZK_CUDA_PARTITION_DENSE). CUZK_CUDA_PARTITION_KEY=setup replaces the
+// tiled key by a development setup, and the GPU proofs are then verified.
 func TestBenchPartition(t *testing.T) {
 	env := os.Getenv("CUZK_CUDA_PARTITION")
 	if env == "" {
@@ -90,6 +91,11 @@ func TestBenchPartition(t *testing.T) {
 			cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << k, DenseFraction: dense, Seed: 3})
 			require.NoError(t, err)
 			pk := tiledKey(t, cs)
+			realKey := os.Getenv("CUZK_CUDA_PARTITION_KEY") == "setup"
+			if realKey { // a development setup (~1 min at 2^24 on 16 cores): proofs then verify
+				pk, err = groth16.Setup(cs, 5)
+				require.NoError(t, err)
+			}
 			n := cs.DomainSize()
 			nonBool := 0
 			for i := range w.Aux {
@@ -118,6 +124,9 @@ func TestBenchPartition(t *testing.T) {
 				return proof, rep, time.Since(start)
 			}
 			gpuProof, _, first := prove(groth16.Options{Backend: be})
+			if realKey {
+				require.NoError(t, groth16.Verify(&pk.VerifyingKey, gpuProof, w.Inputs[1:]), "2^%d dense %.2f: the GPU proof verifies", k, dense)
+			}
 			var runs []time.Duration
 			var rep *groth16.Report
 			for i := 0; i < 3; i++ {
