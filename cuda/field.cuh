@@ -102,7 +102,80 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
     for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
-#ifndef CUZK_PLAIN_MUL
+#if defined(CUZK_EVENODD_MUL)
+// Experiment (build with -DCUZK_EVENODD_MUL, cuda/NOTES.md): the same CIOS
+// with the products of even-indexed and of odd-indexed limbs in two
+// accumulators X and Y. The lo and hi halves of a_j·b_i land on limbs j
+// and j+1, so the even j fill X's limbs 0..N−1 once each and the odd j
+// fill Y's limbs 1..N once each: one carry chain per accumulator, and the
+// two chains are independent (the current version's hi chain waits on its
+// lo chain). The value is X + Y; its low limb X[0] + Y[0] picks m, and
+// after m·p that limb sum is 0 or 2^32: the carry c0 enters the next
+// iteration at Y[0], which no product touches.
+template <int N>
+__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
+                                             uint32_t pinv) {
+    static_assert(N % 2 == 0, "even limb count");
+    uint32_t X[N + 1], Y[N + 2];
+#pragma unroll
+    for (int k = 0; k < N + 2; k++) {
+        if (k <= N) X[k] = 0;
+        Y[k] = 0;
+    }
+    uint32_t c0 = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint32_t bi = b.v[i];
+        // X += Σ_{j even} a_j·b_i·2^(32j)
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            X[j] = j ? cc::madc_lo_cc(a.v[j], bi, X[j]) : cc::mad_lo_cc(a.v[j], bi, X[j]);
+            X[j + 1] = cc::madc_hi_cc(a.v[j], bi, X[j + 1]);
+        }
+        X[N] = cc::addc(X[N], 0);
+        // Y += c0 + Σ_{j odd} a_j·b_i·2^(32j)
+        Y[0] = cc::add_cc(Y[0], c0);
+#pragma unroll
+        for (int j = 1; j < N; j += 2) {
+            Y[j] = cc::madc_lo_cc(a.v[j], bi, Y[j]);
+            Y[j + 1] = cc::madc_hi_cc(a.v[j], bi, Y[j + 1]);
+        }
+        Y[N + 1] = cc::addc(Y[N + 1], 0);
+        // m·p, m making the low limb 0 mod 2^32
+        const uint32_t m = (X[0] + Y[0]) * pinv;
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            X[j] = j ? cc::madc_lo_cc(m, p[j], X[j]) : cc::mad_lo_cc(m, p[j], X[j]);
+            X[j + 1] = cc::madc_hi_cc(m, p[j], X[j + 1]);
+        }
+        X[N] = cc::addc(X[N], 0);
+#pragma unroll
+        for (int j = 1; j < N; j += 2) {
+            Y[j] = j > 1 ? cc::madc_lo_cc(m, p[j], Y[j]) : cc::mad_lo_cc(m, p[j], Y[j]);
+            Y[j + 1] = cc::madc_hi_cc(m, p[j], Y[j + 1]);
+        }
+        Y[N + 1] = cc::addc(Y[N + 1], 0);
+        // X[0] + Y[0] is 0 or 2^32: its carry, then divide by 2^32
+        cc::add_cc(X[0], Y[0]);
+        c0 = cc::addc(0, 0);
+#pragma unroll
+        for (int k = 0; k < N + 1; k++) {
+            if (k < N) X[k] = X[k + 1];
+            Y[k] = Y[k + 1];
+        }
+        X[N] = 0;
+        Y[N + 1] = 0;
+    }
+    // r = X + Y + c0 (< 2p < 2^(32N)); the carry flag is set to c0 first
+    uint32_t r[N];
+    cc::add_cc(c0, 0xffffffffu);
+#pragma unroll
+    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(X[k], Y[k]);
+    felem<N> out;
+    reduce_once<N>(out.v, r, p);
+    return out;
+}
+#elif !defined(CUZK_PLAIN_MUL)
 template <int N>
 __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
                                              uint32_t pinv) {

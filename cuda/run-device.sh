@@ -9,9 +9,11 @@
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
-# `variant` checks and times the experimental kernels (CUZK_CUDA_MSM_VARIANT=1:
-# two accumulation chains a thread; CUZK_CUDA_NTT_VARIANT=1: the first ten
-# NTT stages in shared memory; cuda/NOTES.md) against the defaults.
+# `variant` checks and times the experiments against the defaults: the
+# even/odd multiplier (a second library built with -DCUZK_EVENODD_MUL),
+# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread) and
+# CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory);
+# cuda/NOTES.md.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -61,6 +63,13 @@ if has variant; then
   grep -q '^PASS' "$out/ntt-variant-correctness.log" || status=1
   CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
     | tee "$out/ntt-variant-bench.log" | grep -E '^\||FAIL|Error' || status=1
+  # the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL" >"$out/evenodd-build.log" 2>&1
+  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/evenodd-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/evenodd-correctness.log" || status=1
+  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/evenodd-bench.log" | grep -E '^\||FAIL|Error' || status=1
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
     | tee "$out/variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/variant-correctness.log" || status=1

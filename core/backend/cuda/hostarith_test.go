@@ -74,6 +74,7 @@ func randFp(t *testing.T) fp.Element {
 func TestHostArithField(t *testing.T) {
 	t.Run("carry chains", func(t *testing.T) { checkField(t, hostArith(t)) })
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 }
 
 func checkField(t *testing.T, run func([]byte) []byte) {
@@ -86,7 +87,7 @@ func checkField(t *testing.T, run func([]byte) []byte) {
 	fpm1.SetInt64(-1)
 	frs = append(frs, fr.Element{}, fr.One(), frm1, fr.Element{1})
 	fps = append(fps, fp.Element{}, fp.One(), fpm1, fp.Element{1})
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 1000; i++ {
 		frs = append(frs, randFr(t))
 		fps = append(fps, randFp(t))
 	}
@@ -162,7 +163,11 @@ func pointCases[P any](gen func() P, neg func(P) P, inf P) [][]P {
 }
 
 func TestHostArithCurve(t *testing.T) {
-	run := hostArith(t)
+	t.Run("carry chains", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
+}
+
+func checkCurve(t *testing.T, run func([]byte) []byte) {
 	_, _, g1, g2 := bls.Generators()
 	randScalar := func() *big.Int {
 		k, err := rand.Int(rand.Reader, fr.Modulus())
