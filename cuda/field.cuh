@@ -116,61 +116,59 @@ template <int N>
 __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
                                              uint32_t pinv) {
     static_assert(N % 2 == 0, "even limb count");
-    uint32_t X[N + 1], Y[N + 2];
+    // Iteration i works on limbs i.. of X and Y: dividing by 2^32 is a
+    // change of base index, not a move (the loops are unrolled, so the
+    // arrays are registers).
+    uint32_t X[2 * N + 1], Y[2 * N + 2];
 #pragma unroll
-    for (int k = 0; k < N + 2; k++) {
-        if (k <= N) X[k] = 0;
+    for (int k = 0; k < 2 * N + 2; k++) {
+        if (k <= 2 * N) X[k] = 0;
         Y[k] = 0;
     }
     uint32_t c0 = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) {
+        uint32_t* x = X + i;
+        uint32_t* y = Y + i;
         const uint32_t bi = b.v[i];
-        // X += Σ_{j even} a_j·b_i·2^(32j)
+        // x += Σ_{j even} a_j·b_i·2^(32j)
 #pragma unroll
         for (int j = 0; j < N; j += 2) {
-            X[j] = j ? cc::madc_lo_cc(a.v[j], bi, X[j]) : cc::mad_lo_cc(a.v[j], bi, X[j]);
-            X[j + 1] = cc::madc_hi_cc(a.v[j], bi, X[j + 1]);
+            x[j] = j ? cc::madc_lo_cc(a.v[j], bi, x[j]) : cc::mad_lo_cc(a.v[j], bi, x[j]);
+            x[j + 1] = cc::madc_hi_cc(a.v[j], bi, x[j + 1]);
         }
-        X[N] = cc::addc(X[N], 0);
-        // Y += c0 + Σ_{j odd} a_j·b_i·2^(32j)
-        Y[0] = cc::add_cc(Y[0], c0);
+        x[N] = cc::addc(x[N], 0);
+        // y += c0 + Σ_{j odd} a_j·b_i·2^(32j)
+        y[0] = cc::add_cc(y[0], c0);
 #pragma unroll
         for (int j = 1; j < N; j += 2) {
-            Y[j] = cc::madc_lo_cc(a.v[j], bi, Y[j]);
-            Y[j + 1] = cc::madc_hi_cc(a.v[j], bi, Y[j + 1]);
+            y[j] = cc::madc_lo_cc(a.v[j], bi, y[j]);
+            y[j + 1] = cc::madc_hi_cc(a.v[j], bi, y[j + 1]);
         }
-        Y[N + 1] = cc::addc(Y[N + 1], 0);
+        y[N + 1] = cc::addc(y[N + 1], 0);
         // m·p, m making the low limb 0 mod 2^32
-        const uint32_t m = (X[0] + Y[0]) * pinv;
+        const uint32_t m = (x[0] + y[0]) * pinv;
 #pragma unroll
         for (int j = 0; j < N; j += 2) {
-            X[j] = j ? cc::madc_lo_cc(m, p[j], X[j]) : cc::mad_lo_cc(m, p[j], X[j]);
-            X[j + 1] = cc::madc_hi_cc(m, p[j], X[j + 1]);
+            x[j] = j ? cc::madc_lo_cc(m, p[j], x[j]) : cc::mad_lo_cc(m, p[j], x[j]);
+            x[j + 1] = cc::madc_hi_cc(m, p[j], x[j + 1]);
         }
-        X[N] = cc::addc(X[N], 0);
+        x[N] = cc::addc(x[N], 0);
 #pragma unroll
         for (int j = 1; j < N; j += 2) {
-            Y[j] = j > 1 ? cc::madc_lo_cc(m, p[j], Y[j]) : cc::mad_lo_cc(m, p[j], Y[j]);
-            Y[j + 1] = cc::madc_hi_cc(m, p[j], Y[j + 1]);
+            y[j] = j > 1 ? cc::madc_lo_cc(m, p[j], y[j]) : cc::mad_lo_cc(m, p[j], y[j]);
+            y[j + 1] = cc::madc_hi_cc(m, p[j], y[j + 1]);
         }
-        Y[N + 1] = cc::addc(Y[N + 1], 0);
-        // X[0] + Y[0] is 0 or 2^32: its carry, then divide by 2^32
-        cc::add_cc(X[0], Y[0]);
+        y[N + 1] = cc::addc(y[N + 1], 0);
+        // x[0] + y[0] is 0 or 2^32: its carry goes to the next limb
+        cc::add_cc(x[0], y[0]);
         c0 = cc::addc(0, 0);
-#pragma unroll
-        for (int k = 0; k < N + 1; k++) {
-            if (k < N) X[k] = X[k + 1];
-            Y[k] = Y[k + 1];
-        }
-        X[N] = 0;
-        Y[N + 1] = 0;
     }
-    // r = X + Y + c0 (< 2p < 2^(32N)); the carry flag is set to c0 first
+    // r = X + Y + c0 from limb N on (< 2p < 2^(32N)); the flag is set to c0 first
     uint32_t r[N];
     cc::add_cc(c0, 0xffffffffu);
 #pragma unroll
-    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(X[k], Y[k]);
+    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(X[N + k], Y[N + k]);
     felem<N> out;
     reduce_once<N>(out.v, r, p);
     return out;
