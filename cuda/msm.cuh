@@ -45,7 +45,7 @@ struct dmem {
 };
 
 const uint32_t SUB = 256;  // points per sub-bucket
-const int SEG = 1024;      // running-sum segments per window (reduced by k_windows' 256 threads)
+const int SEG = 4096;      // running-sum segments per window (reduced by k_windows' threads)
 const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point
 
