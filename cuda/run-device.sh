@@ -22,7 +22,8 @@
 # CUZK_CUDA_PARTITION_KEY=setup (a real development setup, ~1 min at 2^24:
 # the partition proofs are then verified; default: a tiled key),
 # CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
-# CUZK_CUDA_DEVICE_PREP=1 (the prep on the GPU; off by default until checked).
+# CUZK_CUDA_DEVICE_PREP=1 (the partition bench with the prep on the GPU;
+# gpus.device_prep in the engine; off by default until checked).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"

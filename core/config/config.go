@@ -66,6 +66,10 @@ type GPUs struct {
 	// interlock; false runs it on the CPU after the interlock, with the
 	// bandwidth throttle raised (the reference system's way).
 	G2OnGPU bool `toml:"g2_on_gpu" json:"g2_on_gpu"`
+	// DevicePrep selects a GPU partition's A and B query scalars on the
+	// GPU from the witness (uploaded once) instead of gathering them on
+	// the host. Off until checked on a GPU (cuda/NOTES.md).
+	DevicePrep bool `toml:"device_prep" json:"device_prep"`
 	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
 }

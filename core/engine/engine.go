@@ -207,6 +207,7 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 		if !e.cfg.GPUs.G2OnGPU {
 			be.SetG2CPU(e.cfg.Synthesis.Threads)
 		}
+		be.SetDevicePrep(e.cfg.GPUs.DevicePrep)
 		out = append(out, &device{name: be.Name(), kind: "gpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
 	}

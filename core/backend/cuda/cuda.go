@@ -75,7 +75,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 	"sync"
 	"time"
 	"unsafe"
@@ -223,11 +222,14 @@ type Backend struct {
 	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
 	// = false).
 	g2CPU *cpu.Backend
-	// devicePrep selects the query scalars on the GPU (QueryMSMs). Off
-	// unless CUZK_CUDA_DEVICE_PREP=1 until its first check on a GPU
+	// devicePrep selects the query scalars on the GPU (QueryMSMs): off
+	// (gpus.device_prep = false) until its first check on a GPU
 	// (TestQueryMSMsMatchCPU in cuda/run-device.sh).
 	devicePrep bool
 }
+
+// SetDevicePrep turns the prep on the GPU on or off; call before use.
+func (b *Backend) SetDevicePrep(on bool) { b.devicePrep = on }
 
 // SetG2CPU makes the backend run G2 MSMs on the CPU backend (tasks
 // goroutines per mat-vec-sized job, 0 = all cores); call before use.
@@ -246,7 +248,7 @@ const residentShare = 0.6
 // memory sizes the budget of resident parameter points, shared by the G1
 // and G2 sets.
 func NewBackend(lib *Library, gpu backend.GPU) *Backend {
-	b := &Backend{lib: lib, dev: gpu.Index, devicePrep: os.Getenv("CUZK_CUDA_DEVICE_PREP") == "1"}
+	b := &Backend{lib: lib, dev: gpu.Index}
 	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
 	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
 	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)

@@ -78,6 +78,7 @@ func TestBenchPartition(t *testing.T) {
 	}
 	be := gpu(t)
 	defer be.Close()
+	be.SetDevicePrep(os.Getenv("CUZK_CUDA_DEVICE_PREP") == "1")
 	prep := "host"
 	if be.DevicePrep() {
 		prep = "device"
