@@ -9,9 +9,12 @@ package cuda
 
 /*
 #cgo LDFLAGS: -ldl
+#cgo CFLAGS: -I${SRCDIR}/../../../cuda
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <stdint.h>
+#include "cuzk_cuda.h"
 
 typedef int (*abi_fn)(void);
 typedef int (*count_fn)(int*, char*, size_t);
@@ -24,12 +27,40 @@ typedef void (*free_fn)(void*);
 typedef int (*msm_fn)(void*, const void*, size_t, void*, char*, size_t);
 typedef int (*bench_msm_fn)(void*, size_t, int, double*, char*, size_t);
 typedef int (*sup_fn)(int, const void*, size_t, void**, char*, size_t);
-typedef int (*ssel_fn)(void*, const void*, size_t, const void*, void**, size_t*, char*, size_t);
+typedef int (*ssel_fn)(void*, const void*, size_t, const uint64_t*, void**, size_t*, char*, size_t);
 typedef int (*sdown_fn)(void*, void*, char*, size_t);
 typedef int (*mres_fn)(void*, void*, void*, char*, size_t);
 typedef int (*hreg_fn)(void*, size_t, char*, size_t);
 typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
+
+// The library is loaded with dlopen, so nothing links against its
+// declarations: these checks make the compiler compare every function
+// pointer type used here with the header.
+#define SAME(fn, T) _Static_assert(__builtin_types_compatible_p(__typeof__(&fn), T), #fn " differs from " #T)
+SAME(cuzk_cuda_abi_version, abi_fn);
+SAME(cuzk_cuda_device_count, count_fn);
+SAME(cuzk_cuda_device_info, info_fn);
+SAME(cuzk_cuda_ntt, ntt_fn);
+SAME(cuzk_cuda_ntt_h, h_fn);
+SAME(cuzk_cuda_bench_ntt, bench_fn);
+SAME(cuzk_cuda_g1_upload, upload_fn);
+SAME(cuzk_cuda_g2_upload, upload_fn);
+SAME(cuzk_cuda_g1_free, free_fn);
+SAME(cuzk_cuda_g2_free, free_fn);
+SAME(cuzk_cuda_scalars_free, free_fn);
+SAME(cuzk_cuda_msm_g1, msm_fn);
+SAME(cuzk_cuda_msm_g2, msm_fn);
+SAME(cuzk_cuda_bench_msm_g1, bench_msm_fn);
+SAME(cuzk_cuda_bench_msm_g2, bench_msm_fn);
+SAME(cuzk_cuda_scalars_upload, sup_fn);
+SAME(cuzk_cuda_scalars_select, ssel_fn);
+SAME(cuzk_cuda_scalars_download, sdown_fn);
+SAME(cuzk_cuda_msm_g1_resident, mres_fn);
+SAME(cuzk_cuda_msm_g2_resident, mres_fn);
+SAME(cuzk_cuda_host_register, hreg_fn);
+SAME(cuzk_cuda_host_unregister, hunreg_fn);
+SAME(cuzk_cuda_h_msm_g1, hmsm_fn);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -55,7 +86,7 @@ static int call_msm(void* f, void* h, const void* s, size_t n, void* r, char* e,
 static int call_sup(void* f, int d, const void* h, size_t n, void** out, char* e, size_t el) {
 	return ((sup_fn)f)(d, h, n, out, e, el);
 }
-static int call_ssel(void* f, void* aux, const void* head, size_t nh, const void* words, void** out, size_t* n, char* e, size_t el) {
+static int call_ssel(void* f, void* aux, const void* head, size_t nh, const uint64_t* words, void** out, size_t* n, char* e, size_t el) {
 	return ((ssel_fn)f)(aux, head, nh, words, out, n, e, el);
 }
 static int call_sdown(void* f, void* h, void* host, char* e, size_t el) { return ((sdown_fn)f)(h, host, e, el); }
@@ -90,7 +121,14 @@ import (
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
-const ABIVersion = 5
+const ABIVersion = C.CUZK_CUDA_ABI_VERSION
+
+// maxWindows (residency.go) must be the header's CUZK_CUDA_MAX_WINDOWS:
+// either difference is a negative array length otherwise.
+var (
+	_ [C.CUZK_CUDA_MAX_WINDOWS - maxWindows]struct{}
+	_ [maxWindows - C.CUZK_CUDA_MAX_WINDOWS]struct{}
+)
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
 var ErrNoLibrary = errors.New("CUDA library not loaded")
@@ -468,7 +506,7 @@ func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitm
 		words = unsafe.Pointer(&bits.Words[0])
 	}
 	err := call("scalars select", func(e *C.char) C.int {
-		return C.call_ssel(b.lib.sSelect, aux.h, ptr(head), C.size_t(len(head)), words, &s.h, &n, e, errLen)
+		return C.call_ssel(b.lib.sSelect, aux.h, ptr(head), C.size_t(len(head)), (*C.uint64_t)(words), &s.h, &n, e, errLen)
 	})
 	s.n = int(n)
 	return s, err
