@@ -4,16 +4,19 @@
 # random inputs), the timing tables and the whole-partition bench, with the
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
-#   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine] [variant]
+#   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
+#                             [evenodd] [msmvariant] [nttvariant]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
-# `variant` checks and times the experiments against the defaults: the
-# even/odd multiplier (a second library built with -DCUZK_EVENODD_MUL),
-# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread) and
-# CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory);
-# cuda/NOTES.md.
+# The experiments, each checked against the CPU and timed (cuda/NOTES.md):
+# `evenodd` builds a second library with the even/odd multiplier
+# (SUBSUM_BLOCKS=3: 168 registers for the accumulation), `msmvariant` runs
+# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
+# CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
+# One call runs at most 10 minutes: split the steps over calls, carrying
+# build/libcuzk_cuda.so from the first.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -58,24 +61,30 @@ if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
-if has variant; then
-  CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \
-    | tee "$out/ntt-variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/ntt-variant-correctness.log" || status=1
-  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
-    | tee "$out/ntt-variant-bench.log" | grep -E '^\||FAIL|Error' || status=1
-  # the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL" >"$out/evenodd-build.log" 2>&1
+if has evenodd; then
+  # the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library;
+  # SUBSUM_BLOCKS=3 lets the accumulation use 168 registers (it spills at 128)
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" \
+    NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/evenodd-build.log" 2>&1
   CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/evenodd-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/evenodd-correctness.log" || status=1
   CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/evenodd-bench.log" | grep -E '^\||FAIL|Error' || status=1
+fi
+if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
-    | tee "$out/variant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/variant-correctness.log" || status=1
+    | tee "$out/msmvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/msmvariant-correctness.log" || status=1
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
-    | tee "$out/variant-bench.log" | grep -E '^\||FAIL|Error' || status=1
+    | tee "$out/msmvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
+fi
+if has nttvariant; then
+  CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \
+    | tee "$out/nttvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
+  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
+    | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has engine; then
   [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk not carried"; exit 1; }
