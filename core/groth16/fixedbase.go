@@ -1,9 +1,6 @@
 package groth16
 
 import (
-	"runtime"
-	"sync"
-
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
@@ -84,26 +81,6 @@ func (c *comb[J, A, PJ]) mul(scalars []fr.Element) []A {
 		copy(out[from:to], c.toAffine(acc))
 	})
 	return out
-}
-
-// parallelFor runs fn(0..n−1) on GOMAXPROCS goroutines.
-func parallelFor(n int, fn func(i int)) {
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // newCombG1 and newCombG2 build the tables of a G1 or G2 base for about n

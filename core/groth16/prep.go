@@ -2,7 +2,6 @@ package groth16
 
 import (
 	"math/bits"
-	"runtime"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -100,7 +99,21 @@ func gather(inputs []fr.Element, inDensity *r1cs.Bitmap, aux []fr.Element, auxDe
 	if inDensity != nil {
 		nIn = inDensity.Count()
 	}
-	out := recycle.get(nIn + auxDensity.Count())
+	// offsets[b]: where block b's selected aux values start
+	words := auxDensity.Words
+	const blockWords = 1 << 12 // 2^18 variables a block
+	nBlocks := (len(words) + blockWords - 1) / blockWords
+	block := func(b int) []uint64 { return words[b*blockWords : min((b+1)*blockWords, len(words))] }
+	offsets := make([]int, nBlocks+1)
+	offsets[0] = nIn
+	for b := range nBlocks {
+		c := 0
+		for _, w := range block(b) {
+			c += bits.OnesCount64(w)
+		}
+		offsets[b+1] = offsets[b] + c
+	}
+	out := recycle.get(offsets[nBlocks])
 	k := 0
 	for i := range inputs {
 		if inDensity == nil || inDensity.Get(i) {
@@ -108,39 +121,15 @@ func gather(inputs []fr.Element, inDensity *r1cs.Bitmap, aux []fr.Element, auxDe
 			k++
 		}
 	}
-	words := auxDensity.Words
-	const blockWords = 1 << 12 // 2^18 variables a block
-	nBlocks := (len(words) + blockWords - 1) / blockWords
-	offsets := make([]int, nBlocks+1)
-	offsets[0] = k
-	for b := 0; b < nBlocks; b++ {
-		c := 0
-		for _, w := range words[b*blockWords : min((b+1)*blockWords, len(words))] {
-			c += bits.OnesCount64(w)
-		}
-		offsets[b+1] = offsets[b] + c
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, nBlocks)
-	for b := range nBlocks {
-		next <- b
-	}
-	close(next)
-	for range min(runtime.GOMAXPROCS(0), nBlocks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range next {
-				at := offsets[b]
-				for wi := b * blockWords; wi < min((b+1)*blockWords, len(words)); wi++ {
-					for w := words[wi]; w != 0; w &= w - 1 {
-						out[at] = aux[wi*64+bits.TrailingZeros64(w)]
-						at++
-					}
-				}
+	parallelFor(nBlocks, func(b int) {
+		at := offsets[b]
+		for i, w := range block(b) {
+			base := (b*blockWords + i) * 64
+			for ; w != 0; w &= w - 1 {
+				out[at] = aux[base+bits.TrailingZeros64(w)]
+				at++
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return out
 }
