@@ -1,0 +1,155 @@
+package cuda
+
+// The prep on the GPU (backend.Queries): the witness's aux values go up
+// once and the density bitmaps select the A and B query scalars there,
+// instead of the host gathering and uploading copies.
+
+/*
+#include "calls.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/r1cs"
+)
+
+// DevicePrep reports whether QueryMSMs selects the query scalars on the
+// GPU (backend.Queries).
+func (b *Backend) DevicePrep() bool { return b.devicePrep }
+
+// scalars is a device scalar vector (cuzk_cuda_scalars_*).
+type scalars struct {
+	b *Backend
+	h unsafe.Pointer
+	n int
+}
+
+func (s *scalars) free() { C.call_free(s.b.lib.sFree, s.h) }
+
+// download copies the vector back (for a point set that is streamed).
+func (s *scalars) download() ([]fr.Element, error) {
+	out := make([]fr.Element, s.n)
+	if s.n == 0 {
+		return out, nil
+	}
+	err := call("scalars download", func(e *C.char) C.int { return C.call_sdown(s.b.lib.sDownload, s.h, ptr(out), e, errLen) })
+	return out, err
+}
+
+func (b *Backend) uploadScalars(v []fr.Element) (*scalars, error) {
+	s := &scalars{b: b, n: len(v)}
+	err := call("scalars upload", func(e *C.char) C.int {
+		return C.call_sup(b.lib.sUpload, C.int(b.dev), ptr(v), C.size_t(len(v)), &s.h, e, errLen)
+	})
+	return s, err
+}
+
+// selectScalars makes head followed by the elements of aux whose bit is
+// set in bits.
+func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitmap) (*scalars, error) {
+	if bits.Len != aux.n {
+		return nil, fmt.Errorf("cuda: density bitmap of %d bits for %d scalars", bits.Len, aux.n)
+	}
+	s := &scalars{b: b}
+	var n C.size_t
+	var none uint64
+	words := unsafe.Pointer(&none) // never a nil pointer; the bitmap is shared, so never appended to
+	if len(bits.Words) > 0 {
+		words = unsafe.Pointer(&bits.Words[0])
+	}
+	err := call("scalars select", func(e *C.char) C.int {
+		return C.call_ssel(b.lib.sSelect, aux.h, ptr(head), C.size_t(len(head)), (*C.uint64_t)(words), &s.h, &n, e, errLen)
+	})
+	s.n = int(n)
+	return s, err
+}
+
+// msmOn runs Σ s[i]·points[i] over the resident copy of points, or, when
+// the set is streamed, over s brought back to the host.
+func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsafe.Pointer, points []P, s *scalars) (R, error) {
+	var res R
+	if len(points) != s.n {
+		return res, fmt.Errorf("cuda: %d points for %d selected scalars", len(points), s.n)
+	}
+	if s.n == 0 {
+		return res, nil
+	}
+	h, err := r.handle(points)
+	if err != nil {
+		return res, err
+	}
+	if h == nil {
+		host, err := s.download()
+		if err != nil {
+			return res, err
+		}
+		return r.msm(points, host)
+	}
+	var ws windowSums[R]
+	err = call("msm", func(e *C.char) C.int {
+		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
+	})
+	if err != nil {
+		return res, err
+	}
+	return combine[R, PR](&ws)
+}
+
+// QueryMSMs uploads aux once, selects the A and B scalars on the GPU with
+// the density bitmaps and runs the L, A, B_G1 and (q.BG2 set) B_G2 MSMs.
+func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error) {
+	out := &backend.QueryOutput{}
+	start := time.Now()
+	lap := func(i int) {
+		now := time.Now()
+		out.Times[i] = now.Sub(start)
+		start = now
+	}
+	aux, err := b.uploadScalars(q.Aux)
+	if err != nil {
+		return nil, err
+	}
+	defer aux.free()
+	if out.L, err = msmOn(b.g1, b.lib.msmG1Res, q.L, aux); err != nil {
+		return nil, fmt.Errorf("cuda: l: %w", err)
+	}
+	lap(0)
+	a, err := b.selectScalars(aux, q.Inputs, q.AAux)
+	if err != nil {
+		return nil, err
+	}
+	defer a.free()
+	if out.A, err = msmOn(b.g1, b.lib.msmG1Res, q.A, a); err != nil {
+		return nil, fmt.Errorf("cuda: a: %w", err)
+	}
+	lap(1)
+	var head []fr.Element
+	for i := range q.Inputs {
+		if q.BInput.Get(i) {
+			head = append(head, q.Inputs[i])
+		}
+	}
+	bs, err := b.selectScalars(aux, head, q.BAux)
+	if err != nil {
+		return nil, err
+	}
+	defer bs.free()
+	if out.B1, err = msmOn(b.g1, b.lib.msmG1Res, q.BG1, bs); err != nil {
+		return nil, fmt.Errorf("cuda: b_g1: %w", err)
+	}
+	lap(2)
+	if q.BG2 != nil {
+		if out.B2, err = msmOn(b.g2, b.lib.msmG2Res, q.BG2, bs); err != nil {
+			return nil, fmt.Errorf("cuda: b_g2: %w", err)
+		}
+		lap(3)
+	}
+	return out, nil
+}
