@@ -375,58 +375,64 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 	}
 }
 
-// TestBenchMSM prints the MSM table (CUZK_CUDA_BENCH=1).
+// TestBenchMSM prints the MSM tables (CUZK_CUDA_BENCH=1).
 func TestBenchMSM(t *testing.T) {
 	if os.Getenv("CUZK_CUDA_BENCH") == "" {
 		t.Skip("CUZK_CUDA_BENCH not set")
 	}
 	be := gpu(t)
 	defer be.Close()
-	fmt.Printf("\n| G1 MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", runtime.GOMAXPROCS(0))
-	for _, k := range []int{20, 22, 24, 26} {
-		n := 1 << k
+	msmTable(t, "G1", []int{20, 22, 24, 26}, 24, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
+		defer be.Close() // this size's points leave the device
 		pts := testPoints(t, n)
-		ms, err := be.BenchMSMG1(pts, 5)
+		gpuMs, err := be.BenchMSMG1(pts, 5)
 		require.NoError(t, err)
-		cpuCol := "—"
-		if k <= 24 {
-			sc := random(t, n)
+		if withCPU {
 			var r bls.G1Jac
-			start := time.Now()
-			_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
-			cpuMs := float64(time.Since(start).Microseconds()) / 1000
-			cpuCol = fmt.Sprintf("%.0f | %.1f×", cpuMs, cpuMs/ms)
-		} else {
-			cpuCol += " | —"
+			sc := random(t, n)
+			cpuMs = elapsedMs(t, func() error { _, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{}); return err })
 		}
-		fmt.Printf("| 2^%d | %.1f | %s |\n", k, ms, cpuCol)
-		be.Close()
-	}
-	fmt.Printf("\n| G2 MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", runtime.GOMAXPROCS(0))
+		return gpuMs, cpuMs
+	})
 	_, _, _, g2 := bls.Generators()
 	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 1024))
-	for _, k := range []int{20, 22, 24} {
-		n := 1 << k
+	msmTable(t, "G2", []int{20, 22, 24}, 22, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
+		defer be.Close()
 		pts := make([]bls.G2Affine, n)
 		for i := 0; i < n; i += len(distinct) {
 			copy(pts[i:], distinct)
 		}
-		ms, err := be.BenchMSMG2(pts, 5)
+		gpuMs, err := be.BenchMSMG2(pts, 5)
 		require.NoError(t, err)
-		cpuCol := "— | —"
-		if k <= 22 {
-			sc := random(t, n)
+		if withCPU {
 			var r bls.G2Jac
-			start := time.Now()
-			_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
-			cpuMs := float64(time.Since(start).Microseconds()) / 1000
-			cpuCol = fmt.Sprintf("%.0f | %.1f×", cpuMs, cpuMs/ms)
+			sc := random(t, n)
+			cpuMs = elapsedMs(t, func() error { _, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{}); return err })
 		}
-		fmt.Printf("| 2^%d | %.1f | %s |\n", k, ms, cpuCol)
-		be.Close()
+		return gpuMs, cpuMs
+	})
+}
+
+// msmTable prints one MSM table: row(n, withCPU) times the GPU (median of
+// 5, points resident, random device-side scalars) and, up to 2^cpuMax, the
+// CPU's MultiExp on the same points.
+func msmTable(t *testing.T, group string, sizes []int, cpuMax int, row func(n int, withCPU bool) (gpuMs, cpuMs float64)) {
+	fmt.Printf("\n| %s MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", group, runtime.GOMAXPROCS(0))
+	for _, k := range sizes {
+		gpuMs, cpuMs := row(1<<k, k <= cpuMax)
+		cpuCol := "— | —"
+		if k <= cpuMax {
+			cpuCol = fmt.Sprintf("%.0f | %.1f×", cpuMs, cpuMs/gpuMs)
+		}
+		fmt.Printf("| 2^%d | %.1f | %s |\n", k, gpuMs, cpuCol)
 	}
+}
+
+// elapsedMs runs fn and returns its wall time in milliseconds.
+func elapsedMs(t *testing.T, fn func() error) float64 {
+	start := time.Now()
+	require.NoError(t, fn())
+	return float64(time.Since(start).Microseconds()) / 1000
 }
 
 func TestMSMG2MatchesCPU(t *testing.T) {

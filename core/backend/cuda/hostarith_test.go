@@ -147,19 +147,80 @@ func checkField(t *testing.T, run func([]byte) []byte) {
 	require.Empty(t, resp)
 }
 
-// pointCases returns sequences of points whose sums cover the special
-// cases of the addition formulas: doubling (P + P), P + (−P), infinity
-// inputs, and long random sums.
-func pointCases[P any](gen func() P, neg func(P) P, inf P) [][]P {
-	var cases [][]P
-	p, q := gen(), gen()
-	cases = append(cases, []P{p}, []P{p, p}, []P{p, neg(p)}, []P{inf, p, inf}, []P{inf},
-		[]P{p, q, neg(q), p}, []P{p, p, p, neg(p)}, []P{q, q, q, q})
-	long := make([]P, 40)
+// affinePt and jacobianPt are what the curve checks need of gnark-crypto's
+// G1 and G2 types.
+type affinePt[A, J any] interface {
+	*A
+	Neg(*A) *A
+	ScalarMultiplication(*A, *big.Int) *A
+	FromJacobian(*J) *A
+	Equal(*A) bool
+}
+
+type jacobianPt[A, J any] interface {
+	*J
+	AddMixed(*A) *J
+	Double(*J) *J
+}
+
+// pointCases returns sequences of multiples of gen whose sums cover the
+// special cases of the addition formulas: doubling (P + P), P + (−P),
+// infinity inputs, and long random sums.
+func pointCases[A, J any, PA affinePt[A, J]](t *testing.T, gen A) [][]A {
+	random := func() A {
+		k, err := rand.Int(rand.Reader, fr.Modulus())
+		require.NoError(t, err)
+		var p A
+		PA(&p).ScalarMultiplication(&gen, k)
+		return p
+	}
+	neg := func(p A) A {
+		var n A
+		PA(&n).Neg(&p)
+		return n
+	}
+	var inf A // (0, 0)
+	p, q := random(), random()
+	cases := [][]A{{p}, {p, p}, {p, neg(p)}, {inf, p, inf}, {inf}, {p, q, neg(q), p}, {p, p, p, neg(p)}, {q, q, q, q}}
+	long := make([]A, 40)
 	for i := range long {
-		long[i] = gen()
+		long[i] = random()
 	}
 	return append(cases, long)
+}
+
+// writeSums appends one sum request (op) per case.
+func writeSums[A any](req *bytes.Buffer, op byte, cases [][]A) {
+	for _, c := range cases {
+		req.WriteByte(op)
+		_ = binary.Write(req, binary.LittleEndian, uint32(len(c)))
+		for i := range c {
+			req.Write(raw(&c[i]))
+		}
+	}
+}
+
+// checkSums reads the answers to writeSums' requests — the XYZZ sum, the
+// Jacobian sum and twice the sum, per case — compares them with
+// gnark-crypto and returns the rest of resp.
+func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, name string, cases [][]A, resp []byte) []byte {
+	size := int(unsafe.Sizeof(*new(J)))
+	for ci, c := range cases {
+		var want, want2 J
+		for i := range c {
+			PJ(&want).AddMixed(&c[i])
+		}
+		PJ(&want2).Double(&want)
+		for k, w := range []J{want, want, want2} {
+			got := fromRaw[J](resp[:size])
+			resp = resp[size:]
+			var ga, wa A
+			PA(&ga).FromJacobian(&got)
+			PA(&wa).FromJacobian(&w)
+			require.True(t, PA(&ga).Equal(&wa), "%s case %d (%d points), output %d", name, ci, len(c), k)
+		}
+	}
+	return resp
 }
 
 func TestHostArithCurve(t *testing.T) {
@@ -169,68 +230,14 @@ func TestHostArithCurve(t *testing.T) {
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
 	_, _, g1, g2 := bls.Generators()
-	randScalar := func() *big.Int {
-		k, err := rand.Int(rand.Reader, fr.Modulus())
-		require.NoError(t, err)
-		return k
-	}
-	g1cases := pointCases(func() bls.G1Affine {
-		var p bls.G1Affine
-		p.ScalarMultiplication(&g1, randScalar())
-		return p
-	}, func(p bls.G1Affine) bls.G1Affine { var n bls.G1Affine; n.Neg(&p); return n }, bls.G1Affine{})
-	g2cases := pointCases(func() bls.G2Affine {
-		var p bls.G2Affine
-		p.ScalarMultiplication(&g2, randScalar())
-		return p
-	}, func(p bls.G2Affine) bls.G2Affine { var n bls.G2Affine; n.Neg(&p); return n }, bls.G2Affine{})
-
+	g1cases := pointCases[bls.G1Affine, bls.G1Jac](t, g1)
+	g2cases := pointCases[bls.G2Affine, bls.G2Jac](t, g2)
 	var req bytes.Buffer
-	for _, c := range g1cases {
-		req.WriteByte(10)
-		_ = binary.Write(&req, binary.LittleEndian, uint32(len(c)))
-		for i := range c {
-			req.Write(raw(&c[i]))
-		}
-	}
-	for _, c := range g2cases {
-		req.WriteByte(11)
-		_ = binary.Write(&req, binary.LittleEndian, uint32(len(c)))
-		for i := range c {
-			req.Write(raw(&c[i]))
-		}
-	}
+	writeSums(&req, 10, g1cases)
+	writeSums(&req, 11, g2cases)
 	resp := run(req.Bytes())
-	for ci, c := range g1cases {
-		var want, want2 bls.G1Jac
-		for i := range c {
-			want.AddMixed(&c[i])
-		}
-		want2.Double(&want)
-		for k, w := range []bls.G1Jac{want, want, want2} {
-			got := fromRaw[bls.G1Jac](resp[:144])
-			resp = resp[144:]
-			var ga, wa bls.G1Affine
-			ga.FromJacobian(&got)
-			wa.FromJacobian(&w)
-			require.True(t, ga.Equal(&wa), "G1 case %d (%d points), output %d", ci, len(c), k)
-		}
-	}
-	for ci, c := range g2cases {
-		var want, want2 bls.G2Jac
-		for i := range c {
-			want.AddMixed(&c[i])
-		}
-		want2.Double(&want)
-		for k, w := range []bls.G2Jac{want, want, want2} {
-			got := fromRaw[bls.G2Jac](resp[:288])
-			resp = resp[288:]
-			var ga, wa bls.G2Affine
-			ga.FromJacobian(&got)
-			wa.FromJacobian(&w)
-			require.True(t, ga.Equal(&wa), "G2 case %d (%d points), output %d", ci, len(c), k)
-		}
-	}
+	resp = checkSums[bls.G1Affine, bls.G1Jac](t, "G1", g1cases, resp)
+	resp = checkSums[bls.G2Affine, bls.G2Jac](t, "G2", g2cases, resp)
 	require.Empty(t, resp)
 }
 
