@@ -90,18 +90,37 @@ func TestParamsMismatchRefused(t *testing.T) {
 // per-point scalar multiplications and a quadratic-time h, and requires the
 // prover's proof to be identical, bit for bit.
 func TestProofMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
+	withReferenceProofs(t, rand.New(rand.NewPCG(3, 4)), func(c referenceCase) {
+		proof, _, err := Prove(c.pk, c.cs, c.w, Options{R: &c.r, S: &c.s})
+		require.NoError(t, err)
+		require.Equal(t, c.want.Bytes(), proof.Bytes(), c.shape.String())
+	})
+}
+
+// referenceCase is a random circuit of one shape with its setup, fixed r
+// and s, and the proof referenceProof computes for them.
+type referenceCase struct {
+	shape synthetic.Shape
+	cs    *r1cs.R1CS
+	w     *r1cs.Witness
+	pk    *params.ProvingKey
+	r, s  fr.Element
+	want  *params.Proof
+}
+
+// withReferenceProofs calls fn with a reference case for each of the
+// dense, boolean and zero-row shapes.
+func withReferenceProofs(t *testing.T, rng *rand.Rand, fn func(referenceCase)) {
 	for _, shape := range []synthetic.Shape{synthetic.ShapeDense, synthetic.ShapeBoolean, synthetic.ShapeZeroRows} {
-		cs, w := synthetic.Random(rng, shape, 20)
-		pk, err := Setup(cs, 9)
+		c := referenceCase{shape: shape}
+		c.cs, c.w = synthetic.Random(rng, shape, 20)
+		var err error
+		c.pk, err = Setup(c.cs, 9)
 		require.NoError(t, err)
-		var r, s fr.Element
-		r.SetUint64(rng.Uint64())
-		s.SetUint64(rng.Uint64())
-		proof, _, err := Prove(pk, cs, w, Options{R: &r, S: &s})
-		require.NoError(t, err)
-		want := referenceProof(t, pk, cs, w, &r, &s)
-		require.Equal(t, want.Bytes(), proof.Bytes(), shape.String())
+		c.r.SetUint64(rng.Uint64())
+		c.s.SetUint64(rng.Uint64())
+		c.want = referenceProof(t, c.pk, c.cs, c.w, &c.r, &c.s)
+		fn(c)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
-	"github.com/cuzk/cuzk/core/synthetic"
 )
 
 // The parallel gather equals a plain loop over the bitmaps, across block
@@ -115,22 +114,14 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 // A backend doing its own prep gives the same proofs; with its G2 MSM on
 // the device too, the host prepares nothing and MSMG2 is not called apart.
 func TestDevicePrepProofs(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, shape := range []synthetic.Shape{synthetic.ShapeDense, synthetic.ShapeBoolean, synthetic.ShapeZeroRows} {
-		cs, w := synthetic.Random(rng, shape, 20)
-		pk, err := Setup(cs, 9)
-		require.NoError(t, err)
-		var r, s fr.Element
-		r.SetUint64(rng.Uint64())
-		s.SetUint64(rng.Uint64())
-		want := referenceProof(t, pk, cs, w, &r, &s)
+	withReferenceProofs(t, rand.New(rand.NewPCG(5, 6)), func(c referenceCase) {
 		for _, onDevice := range []bool{false, true} {
 			be := &queriesBackend{g2OnDevice: onDevice}
-			asg := &Assignment{Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
+			asg := &Assignment{Inputs: c.w.Inputs, Aux: c.w.Aux, Density: &c.cs.Density}
 			require.Equal(t, onDevice, PrepareFor(be, asg) == nil, "host prep skipped exactly when G2 is on the device")
-			proof, _, err := Prove(pk, cs, w, Options{R: &r, S: &s, Backend: be})
+			proof, _, err := Prove(c.pk, c.cs, c.w, Options{R: &c.r, S: &c.s, Backend: be})
 			require.NoError(t, err)
-			require.Equal(t, want.Bytes(), proof.Bytes(), "%s, G2 on device %v", shape, onDevice)
+			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on device %v", c.shape, onDevice)
 			require.Equal(t, 1, be.queries)
 			if onDevice {
 				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")
@@ -138,5 +129,5 @@ func TestDevicePrepProofs(t *testing.T) {
 				require.Equal(t, 1, be.g2Out, "B_G2 through MSMG2")
 			}
 		}
-	}
+	})
 }
