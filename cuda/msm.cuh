@@ -166,10 +166,14 @@ __global__ void __launch_bounds__(128, 2) k_subsum2(const uint32_t* start, const
     partial[j] = pt_add(xyzz_to_jac(acc0), xyzz_to_jac(acc1));
 }
 
-// msm_variant is CUZK_CUDA_MSM_VARIANT (0: k_subsum, 1: k_subsum2).
+// msm_variant is CUZK_CUDA_MSM_VARIANT (0: k_subsum, 1: k_subsum2), read
+// once per process.
 int msm_variant() {
-    const char* env = getenv("CUZK_CUDA_MSM_VARIANT");
-    return env && atoi(env) == 1 ? 1 : 0;
+    static const int v = [] {
+        const char* env = getenv("CUZK_CUDA_MSM_VARIANT");
+        return env && atoi(env) == 1 ? 1 : 0;
+    }();
+    return v;
 }
 
 template <class F>
@@ -254,10 +258,12 @@ struct point_set {
 // crowds many points into each of its buckets; the sub-bucket tree
 // (k_tree) keeps that cheap.
 int window_bits(size_t n) {
-    if (const char* env = getenv("CUZK_CUDA_MSM_C")) {  // experiments (bench driver)
-        int c = atoi(env);
-        if (c >= 8 && c <= 20) return c;
-    }
+    static const int forced = [] {  // experiments (bench driver), read once
+        const char* env = getenv("CUZK_CUDA_MSM_C");
+        int c = env ? atoi(env) : 0;
+        return c >= 8 && c <= 20 ? c : 0;
+    }();
+    if (forced) return forced;
     int lg = 0;
     while (((size_t)1 << lg) < n) lg++;
     int c = lg - 8;

@@ -105,9 +105,12 @@ __global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, c
     blk[t + len / 2] = sh[t + len / 2];
 }
 
-int ntt_variant() {
-    const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
-    return env && atoi(env) == 1 ? 1 : 0;
+int ntt_variant() {  // read once per process
+    static const int v = [] {
+        const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
+        return env && atoi(env) == 1 ? 1 : 0;
+    }();
+    return v;
 }
 
 // x[i] *= base^i * c  (coset shifts and scalings).

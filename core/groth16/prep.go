@@ -30,12 +30,17 @@ func Prepare(asg *Assignment) *Prepared {
 	}
 }
 
-// PrepareFor is Prepare, or nil when be selects the query scalars itself
-// (backend.Queries) and runs the G2 MSM on the device too, so that
-// nothing needs them on the host.
+// PrepareFor is Prepare for a backend that takes gathered scalars. One that
+// selects them itself (backend.Queries) gets nil when its G2 MSM runs on
+// the device too, else only the B scalars its CPU G2 MSM needs.
 func PrepareFor(be backend.Backend, asg *Assignment) *Prepared {
-	if q, ok := be.(backend.Queries); ok && q.DevicePrep() && backend.G2OnDevice(be) {
-		return nil
+	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
+		if backend.G2OnDevice(be) {
+			return nil
+		}
+		// the device selects A and B for its MSMs; the CPU G2 MSM needs B
+		d := asg.Density
+		return &Prepared{BScalars: gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux)}
 	}
 	return Prepare(asg)
 }
