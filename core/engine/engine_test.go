@@ -27,11 +27,7 @@ func TestProveThroughEngine(t *testing.T) {
 	f := testCircuit(t)
 	e := newEngine(t, testConfig(), Options{})
 	req := f.request("", 4, Normal)
-	id, err := e.Submit(req)
-	require.NoError(t, err)
-	res, err := e.Await(id, 0)
-	require.NoError(t, err)
-	f.checkProofs(t, req, res)
+	res := f.proveChecked(t, e, req)
 	require.Len(t, res.Partitions, 4)
 	for _, p := range res.Partitions {
 		require.True(t, p.Verified)
@@ -645,11 +641,7 @@ func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
 		raised = append(raised, th.Raised())
 	}
 	req := f.request("", 2, Normal)
-	id, err := e.Submit(req)
-	require.NoError(t, err)
-	res, err := e.Await(id, 0)
-	require.NoError(t, err)
-	f.checkProofs(t, req, res)
+	f.proveChecked(t, e, req)
 	require.Equal(t, []bool{true, true}, inside, "a device G2 MSM runs inside the interlock")
 	require.Equal(t, []bool{false, false}, raised, "and leaves the CPU throttle down")
 	require.EqualValues(t, 2, be.fused.Load(), "h and the H MSM went through the fused call")
@@ -716,11 +708,7 @@ func TestPooledBuffersArePinnedOnce(t *testing.T) {
 	failing := &pinBackend{hookBackend: &hookBackend{name: "gpu1"}, pinned: map[*fr.Element]bool{}, fail: true}
 	e2 := newEngine(t, testConfig(), Options{Devices: []backend.Backend{failing}})
 	req := f.request("", 2, Normal)
-	id, err := e2.Submit(req)
-	require.NoError(t, err)
-	res, err := e2.Await(id, 0)
-	require.NoError(t, err)
-	f.checkProofs(t, req, res)
+	f.proveChecked(t, e2, req)
 	st = e2.Status().Memory.Pool
 	require.Positive(t, st.PinErrors)
 	require.Contains(t, st.PinError, errInjected.Error())

@@ -61,6 +61,17 @@ func (f fixture) request(id string, n int, p Priority) Request {
 }
 
 // checkProofs verifies every proof of res independently of the engine.
+// proveChecked submits req to e, waits for it and checks its proofs.
+func (f fixture) proveChecked(t testing.TB, e *Engine, req Request) Result {
+	t.Helper()
+	id, err := e.Submit(req)
+	require.NoError(t, err)
+	res, err := e.Await(id, 0)
+	require.NoError(t, err)
+	f.checkProofs(t, req, res)
+	return res
+}
+
 func (f fixture) checkProofs(t testing.TB, req Request, res Result) {
 	t.Helper()
 	require.NoError(t, res.Err)
