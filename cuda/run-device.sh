@@ -16,7 +16,7 @@
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
-# build/libcuzk_cuda.so from the first.
+# build/libcuzk_cuda.so (and build/evenodd/libcuzk_cuda.so) from the first.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -39,6 +39,17 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
+# the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library;
+# SUBSUM_BLOCKS=3 lets the accumulation use 168 registers (it spills at 128)
+build_evenodd() {
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" \
+    NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/evenodd-build.log" 2>&1
+  mkdir -p "$out/evenodd" && cp build/evenodd/libcuzk_cuda.so "$out/evenodd/" 2>/dev/null
+}
+eo_pid=
+if has build && has evenodd; then
+  build_evenodd & eo_pid=$!   # beside the main build: four units each, 16 cores
+fi
 if has build; then
   start=$(date +%s)
   make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
@@ -62,28 +73,25 @@ if has partition; then
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
 if has evenodd; then
-  # the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library;
-  # SUBSUM_BLOCKS=3 lets the accumulation use 168 registers (it spills at 128)
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" \
-    NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/evenodd-build.log" 2>&1
+  if [ -n "$eo_pid" ]; then wait "$eo_pid"; elif [ ! -f build/evenodd/libcuzk_cuda.so ]; then build_evenodd; fi
   CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/evenodd-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/evenodd-correctness.log" || status=1
-  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/evenodd-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
     | tee "$out/msmvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/msmvariant-correctness.log" || status=1
-  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
+  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
     | tee "$out/msmvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has nttvariant; then
   CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \
     | tee "$out/nttvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
-  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
+  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
     | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has engine; then
