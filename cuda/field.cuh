@@ -12,8 +12,10 @@
 //
 // The carry primitives have a host emulation, so cuda/hosttest.cpp checks
 // this exact code with g++ on machines without a GPU (make test runs it).
-// CUZK_PLAIN_MUL selects the previous C version with 64-bit products (kept
-// for comparisons on the GPU).
+// The default splits each row into even-limb and odd-limb accumulators (two
+// independent chains, below); CUZK_SERIAL_MUL selects the single-chain
+// version, CUZK_PLAIN_MUL the C version with 64-bit products (both kept for
+// comparisons on the GPU).
 #pragma once
 #include <stdint.h>
 
@@ -102,8 +104,9 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
     for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
-#if defined(CUZK_EVENODD_MUL)
-// Experiment (build with -DCUZK_EVENODD_MUL, cuda/NOTES.md): the same CIOS
+#if !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
+// The default since kernel v6 (cuda/NOTES.md: the G1 accumulation 262 →
+// 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version below): the same CIOS
 // with the products of even-indexed and of odd-indexed limbs in two
 // accumulators X and Y. The lo and hi halves of a_j·b_i land on limbs j
 // and j+1, so the even j fill X's limbs 0..N−1 once each and the odd j

@@ -109,11 +109,10 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
 
 // One thread a sub-bucket, accumulating in XYZZ coordinates (madd-2008-s:
 // 10 multiplications an addition against 11 in Jacobian). 128 threads and
-// at least SUBSUM_BLOCKS (4) blocks per multiprocessor cap registers at
-// 128 a thread; -DSUBSUM_BLOCKS=3 allows 168 (an experiment for the
-// even/odd multiplier, which spills at 128).
+// at least SUBSUM_BLOCKS (3) blocks per multiprocessor cap registers at
+// 168 a thread: the even/odd multiplier spills at 128 (4 blocks).
 #ifndef SUBSUM_BLOCKS
-#define SUBSUM_BLOCKS 4
+#define SUBSUM_BLOCKS 3
 #endif
 template <class F>
 __global__ void __launch_bounds__(128, SUBSUM_BLOCKS) k_subsum(const uint32_t* start, const uint32_t* len, uint32_t total, const uint32_t* vals,

@@ -5,18 +5,18 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [evenodd] [msmvariant] [nttvariant]
+#                             [serialmul] [msmvariant] [nttvariant]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd` builds a second library with the even/odd multiplier
-# (SUBSUM_BLOCKS=3: 168 registers for the accumulation), `msmvariant` runs
+# `serialmul` builds a second library with kernel v5's single-chain
+# multiplier (-DCUZK_SERIAL_MUL, 128 registers), `msmvariant` runs
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
-# build/libcuzk_cuda.so (and build/evenodd/libcuzk_cuda.so) from the first.
+# build/libcuzk_cuda.so (and build/serialmul/libcuzk_cuda.so) from the first.
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -25,8 +25,8 @@
 # CUZK_CUDA_PARTITION_KEY=setup (a real development setup, ~1 min at 2^24:
 # the partition proofs are then verified; default: a tiled key),
 # CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
-# CUZK_CUDA_DEVICE_PREP=1 (the partition bench with the prep on the GPU;
-# gpus.device_prep in the engine; off by default until checked).
+# CUZK_CUDA_DEVICE_PREP=0 (the partition bench with the prep on the host;
+# gpus.device_prep = false in the engine).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
@@ -39,16 +39,15 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
-# the even/odd multiplier (-DCUZK_EVENODD_MUL) in a second library;
-# SUBSUM_BLOCKS=3 lets the accumulation use 168 registers (it spills at 128)
-build_evenodd() {
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/evenodd" \
-    NVCCFLAGS_EXTRA="-DCUZK_EVENODD_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/evenodd-build.log" 2>&1
-  mkdir -p "$out/evenodd" && cp build/evenodd/libcuzk_cuda.so "$out/evenodd/" 2>/dev/null
+# kernel v5's single-chain multiplier in a second library, for comparisons
+build_serialmul() {
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/serialmul" \
+    NVCCFLAGS_EXTRA="-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/serialmul-build.log" 2>&1
+  mkdir -p "$out/serialmul" && cp build/serialmul/libcuzk_cuda.so "$out/serialmul/" 2>/dev/null
 }
-eo_pid=
-if has build && has evenodd; then
-  build_evenodd & eo_pid=$!   # beside the main build: four units each, 16 cores
+sm_pid=
+if has build && has serialmul; then
+  build_serialmul & sm_pid=$!   # beside the main build: four units each, 16 cores
 fi
 if has build; then
   start=$(date +%s)
@@ -72,13 +71,13 @@ if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
-if has evenodd; then
-  if [ -n "$eo_pid" ]; then wait "$eo_pid"; elif [ ! -f build/evenodd/libcuzk_cuda.so ]; then build_evenodd; fi
-  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/evenodd-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/evenodd-correctness.log" || status=1
-  CUZK_CUDA_LIB=$root/build/evenodd/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/evenodd-bench.log" | grep -E '^\||FAIL|Error' || status=1
+if has serialmul; then
+  if [ -n "$sm_pid" ]; then wait "$sm_pid"; elif [ ! -f build/serialmul/libcuzk_cuda.so ]; then build_serialmul; fi
+  CUZK_CUDA_LIB=$root/build/serialmul/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/serialmul-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/serialmul-correctness.log" || status=1
+  CUZK_CUDA_LIB=$root/build/serialmul/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/serialmul-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \

@@ -68,7 +68,8 @@ type GPUs struct {
 	G2OnGPU bool `toml:"g2_on_gpu" json:"g2_on_gpu"`
 	// DevicePrep selects a GPU partition's A and B query scalars on the
 	// GPU from the witness (uploaded once) instead of gathering them on
-	// the host. Off until checked on a GPU (cuda/NOTES.md).
+	// the host (checked on the H200, cuda/NOTES.md kernel v6; −135 ms a
+	// 2^24 partition predicted).
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
 	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
@@ -129,7 +130,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
-		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},

@@ -171,9 +171,8 @@ type Backend struct {
 	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
 	// = false).
 	g2CPU *cpu.Backend
-	// devicePrep selects the query scalars on the GPU (QueryMSMs): off
-	// (gpus.device_prep = false) until its first check on a GPU
-	// (TestQueryMSMsMatchCPU in cuda/run-device.sh).
+	// devicePrep selects the query scalars on the GPU (QueryMSMs;
+	// gpus.device_prep, on by default in the engine's configuration).
 	devicePrep bool
 }
 

@@ -196,7 +196,7 @@ func TestQueryMSMsMatchCPU(t *testing.T) {
 				return out
 			}
 			aS, bS := sel(inputs, nil, q.AAux), sel(inputs, q.BInput, q.BAux)
-			pts := testPoints(t, len(aux)+3)
+			pts := testPoints(t, len(aux)+4) // B's selection starts one point in
 			q.L, q.A, q.BG1 = pts[:len(aux)], pts[:len(aS)], pts[1:1+len(bS)]
 			q.BG2 = make([]bls.G2Affine, len(bS))
 			for i := range q.BG2 {
@@ -394,7 +394,13 @@ func TestBenchMSM(t *testing.T) {
 	}
 	be := gpu(t)
 	defer be.Close()
-	msmTable(t, "G1", []int{20, 22, 24, 26}, 24, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
+	g1Sizes, g2Sizes := []int{20, 22, 24, 26}, []int{20, 22, 24}
+	if env := os.Getenv("CUZK_CUDA_BENCH_G1"); env != "" { // one G1 size, no G2 (window-size sweeps)
+		k, err := strconv.Atoi(env)
+		require.NoError(t, err)
+		g1Sizes, g2Sizes = []int{k}, nil
+	}
+	msmTable(t, "G1", g1Sizes, 24, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
 		defer be.Close() // this size's points leave the device
 		pts := testPoints(t, n)
 		gpuMs, err := be.BenchMSMG1(pts, 5)
@@ -408,7 +414,7 @@ func TestBenchMSM(t *testing.T) {
 	})
 	_, _, _, g2 := bls.Generators()
 	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 1024))
-	msmTable(t, "G2", []int{20, 22, 24}, 22, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
+	msmTable(t, "G2", g2Sizes, 22, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
 		defer be.Close()
 		pts := make([]bls.G2Affine, n)
 		for i := 0; i < n; i += len(distinct) {
@@ -429,6 +435,9 @@ func TestBenchMSM(t *testing.T) {
 // 5, points resident, random device-side scalars) and, up to 2^cpuMax, the
 // CPU's MultiExp on the same points.
 func msmTable(t *testing.T, group string, sizes []int, cpuMax int, row func(n int, withCPU bool) (gpuMs, cpuMs float64)) {
+	if len(sizes) == 0 {
+		return
+	}
 	fmt.Printf("\n| %s MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", group, runtime.GOMAXPROCS(0))
 	if !benchCPU() {
 		cpuMax = 0

@@ -72,9 +72,9 @@ func randFp(t *testing.T) fp.Element {
 }
 
 func TestHostArithField(t *testing.T) {
-	t.Run("carry chains", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("single carry chain", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
-	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 }
 
 func checkField(t *testing.T, run func([]byte) []byte) {
@@ -224,8 +224,8 @@ func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, n
 }
 
 func TestHostArithCurve(t *testing.T) {
-	t.Run("carry chains", func(t *testing.T) { checkCurve(t, hostArith(t)) })
-	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
 }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {

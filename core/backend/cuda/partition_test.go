@@ -78,7 +78,7 @@ func TestBenchPartition(t *testing.T) {
 	}
 	be := gpu(t)
 	defer be.Close()
-	be.SetDevicePrep(os.Getenv("CUZK_CUDA_DEVICE_PREP") == "1")
+	be.SetDevicePrep(os.Getenv("CUZK_CUDA_DEVICE_PREP") != "0")
 	prep := "host"
 	if be.DevicePrep() {
 		prep = "device"
