@@ -31,8 +31,7 @@ extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, 
     auto t0 = std::chrono::steady_clock::now();
     void* dv[3] = {nullptr, nullptr, nullptr};
     void* hv[3] = {a, b, c};
-    int rc = cuzk::upload_abc(dev, dv, hv, n, err, errlen);
-    if (!rc) rc = cuzk::h_device(dev, dv[0], dv[1], dv[2], n, consts, err, errlen);
+    int rc = cuzk::h_from_host(dev, dv, hv, n, consts, err, errlen);
     if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = fail(err, errlen, 2, "h: %s", cudaGetErrorString(cudaGetLastError()));
     auto t1 = std::chrono::steady_clock::now();
     cudaFree(dv[1]);  // room for the MSM's scratch

@@ -265,33 +265,46 @@ done:
     return rc;
 }
 
-// h on device: da, db, dc hold the evaluations; da receives h.
-int cuzk::h_device(int dev, void* da, void* db, void* dc, size_t n, const void* consts, char* err, size_t errlen) {
+int cuzk::h_from_host(int dev, void* dv[3], void* const hv[3], size_t n, const void* consts, char* err,
+                      size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     consts_t k;
     memcpy(&k, consts, sizeof k);
     const fr_t *tw, *twi;
-    fr_t* dv[3] = {(fr_t*)da, (fr_t*)db, (fr_t*)dc};
     int lg = log2_exact(n);
+    const size_t bytes = n * sizeof(fr_t);
     if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) return rc;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++) CKR(cudaMalloc(&dv[i], bytes));
+    bool locked = page_locked(hv[0]) && page_locked(hv[1]) && page_locked(hv[2]);
+    cudaStream_t cs = nullptr;
+    if (locked && !(cs = copy_stream(dev, err, errlen))) return 2;
+    cudaEvent_t ready[3] = {nullptr, nullptr, nullptr};
+    for (int i = 0; i < 3 && !rc; i++) {
+        if (!locked) {
+            rc = upload_bytes(dev, dv[i], hv[i], bytes, err, errlen);
+            continue;
+        }
+        CK(cudaMemcpyAsync(dv[i], hv[i], bytes, cudaMemcpyHostToDevice, cs));
+        CK(cudaEventCreateWithFlags(&ready[i], cudaEventDisableTiming));
+        CK(cudaEventRecord(ready[i], cs));
+    }
+    for (int i = 0; i < 3 && !rc; i++) {
+        if (ready[i]) CK(cudaStreamWaitEvent(0, ready[i], 0));
         // evaluations -> coefficients -> evaluations on the coset
-        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
-        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+        if ((rc = ntt_device((fr_t*)dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) break;
+        rc = ntt_device((fr_t*)dv[i], n, lg, 0, 1, k, tw, twi, err, errlen);
     }
-    k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
-    CKR(cudaGetLastError());
-    return ntt_device(dv[0], n, lg, 1, 1, k, tw, twi, err, errlen);
-}
-
-int cuzk::upload_abc(int dev, void* dv[3], void* const hv[3], size_t n, char* err, size_t errlen) {
-    for (int i = 0; i < 3; i++) {
-        CKR(cudaMalloc(&dv[i], n * sizeof(fr_t)));
-        int rc = upload_bytes(dev, dv[i], hv[i], n * sizeof(fr_t), err, errlen);
-        if (rc) return rc;
+    if (!rc) {
+        k_h_pointwise<<<blocks(n), THREADS>>>((fr_t*)dv[0], (const fr_t*)dv[1], (const fr_t*)dv[2], n, k.z_inv);
+        CKLAUNCH();
+        rc = ntt_device((fr_t*)dv[0], n, lg, 1, 1, k, tw, twi, err, errlen);
     }
-    return 0;
+done:
+    if (rc && cs) cudaStreamSynchronize(cs);  // no copy outlives the caller's buffers
+    for (int i = 0; i < 3; i++)
+        if (ready[i]) cudaEventDestroy(ready[i]);  // released once recorded work completes
+    return rc;
 }
 
 extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
@@ -301,7 +314,7 @@ extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, con
     if (!a || !b || !c) return fail(err, errlen, 1, "a, b or c is NULL");
     void* dv[3] = {nullptr, nullptr, nullptr};
     void* hv[3] = {a, b, c};
-    if (!(rc = cuzk::upload_abc(dev, dv, hv, n, err, errlen)) && !(rc = cuzk::h_device(dev, dv[0], dv[1], dv[2], n, consts, err, errlen)))
+    if (!(rc = cuzk::h_from_host(dev, dv, hv, n, consts, err, errlen)))
         rc = cuzk::download_bytes(dev, a, dv[0], n * sizeof(fr_t), err, errlen);
     for (int i = 0; i < 3; i++) cudaFree(dv[i]);
     return rc;

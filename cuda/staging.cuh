@@ -89,7 +89,9 @@ class stager {
             CKR(cudaEventCreateWithFlags(&ev_[i], cudaEventDisableTiming));
             CKR(cudaEventRecord(ev_[i]));
         }
-        CKR(cudaStreamCreate(&st_));
+        // its own stream, not synchronized with the default one: a prefetch
+        // of the witness runs beside the h stage's kernels
+        CKR(cudaStreamCreateWithFlags(&st_, cudaStreamNonBlocking));
         threads_ = (int)std::max(1u, std::min(8u, std::thread::hardware_concurrency() / 2));
         return 0;
     }
@@ -122,6 +124,24 @@ static inline bool page_locked(const void* p) {
         return false;
     }
     return a.type == cudaMemoryTypeHost;
+}
+
+// copy_stream returns device dev's stream for direct copies of
+// page-locked memory that overlap kernels (created on first use, kept);
+// nullptr with a message on failure.
+static inline cudaStream_t copy_stream(int dev, char* err, size_t errlen) {
+    static std::mutex mu;
+    static std::vector<cudaStream_t> all;
+    std::lock_guard<std::mutex> g(mu);
+    if ((int)all.size() <= dev) all.resize(dev + 1, nullptr);
+    if (!all[dev]) {
+        cudaError_t e = cudaStreamCreateWithFlags(&all[dev], cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            all[dev] = nullptr;
+            fail(err, errlen, 2, "cudaStreamCreateWithFlags: %s", cudaGetErrorString(e));
+        }
+    }
+    return all[dev];
 }
 
 // upload and download: direct for page-locked host memory, else through

@@ -48,6 +48,15 @@ type Queries interface {
 	QueryMSMs(q *QueryInput) (*QueryOutput, error)
 }
 
+// AuxPrefetcher is implemented by Queries backends that can start copying
+// the witness's aux values to the device before QueryMSMs needs them, so
+// that the copy overlaps the h stage. QueryMSMs uses a prefetch of the same
+// slice; ReleasePrefetch frees one it did not use (call it when done).
+type AuxPrefetcher interface {
+	PrefetchAux(aux []fr.Element)
+	ReleasePrefetch()
+}
+
 // QueryInput is a partition's witness, density bitmaps and query points.
 type QueryInput struct {
 	L, A, BG1   []bls.G1Affine

@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -66,7 +67,18 @@ type queriesBackend struct {
 	cpu.Backend
 	g2OnDevice     bool
 	queries, g2Out int
+	// a copy of aux taken by PrefetchAux, which QueryMSMs proves with (as
+	// the GPU does with its early upload)
+	prefetched           []fr.Element
+	prefetches, releases int
 }
+
+func (b *queriesBackend) PrefetchAux(aux []fr.Element) {
+	b.prefetches++
+	b.prefetched = append([]fr.Element(nil), aux...)
+}
+
+func (b *queriesBackend) ReleasePrefetch() { b.releases++ }
 
 func (b *queriesBackend) DevicePrep() bool { return true }
 func (b *queriesBackend) G2OnDevice() bool { return b.g2OnDevice }
@@ -95,7 +107,10 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 	b.queries++
 	out := &backend.QueryOutput{}
 	var err error
-	if out.L, _, err = b.Backend.MSMG1(q.L, q.Aux); err != nil {
+	if len(b.prefetched) != len(q.Aux) {
+		return nil, fmt.Errorf("aux of %d values prefetched, %d queried", len(b.prefetched), len(q.Aux))
+	}
+	if out.L, _, err = b.Backend.MSMG1(q.L, b.prefetched); err != nil {
 		return nil, err
 	}
 	if out.A, _, err = b.Backend.MSMG1(q.A, selectHost(q.Inputs, nil, q.Aux, q.AAux)); err != nil {
@@ -123,6 +138,8 @@ func TestDevicePrepProofs(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on device %v", c.shape, onDevice)
 			require.Equal(t, 1, be.queries)
+			require.Equal(t, 1, be.prefetches, "aux prefetched once, before the h stage")
+			require.Equal(t, 1, be.releases, "the prefetch released after the query MSMs")
 			if onDevice {
 				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")
 			} else {

@@ -200,6 +200,12 @@ func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
 // prep may be nil; see PrepareFor). It overwrites asg.A, B, C.
 func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
 	res := &G1Results{}
+	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
+		if p, ok := be.(backend.AuxPrefetcher); ok { // aux goes up while h is computed
+			p.PrefetchAux(asg.Aux)
+			defer p.ReleasePrefetch()
+		}
+	}
 	if err := hStage(be, pk, asg, res, rep); err != nil {
 		return nil, err
 	}

@@ -174,6 +174,9 @@ type Backend struct {
 	// devicePrep selects the query scalars on the GPU (QueryMSMs;
 	// gpus.device_prep, on by default in the engine's configuration).
 	devicePrep bool
+	// pre is an upload of aux started by PrefetchAux (queries.go).
+	preMu sync.Mutex
+	pre   *prefetch
 }
 
 // SetDevicePrep turns the prep on the GPU on or off; call before use.
@@ -234,6 +237,7 @@ func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointe
 
 // Close frees the resident point sets.
 func (b *Backend) Close() {
+	b.ReleasePrefetch()
 	b.g1.close()
 	b.g2.close()
 }

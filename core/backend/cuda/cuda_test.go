@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,13 +63,34 @@ func sizes(t *testing.T) []int {
 // random returns n fresh uniformly random elements (never zeros).
 func random(t *testing.T, n int) []fr.Element {
 	v := make([]fr.Element, n)
-	buf := make([]byte, 48*1024)
-	for i := 0; i < n; i += 1024 {
-		_, err := rand.Read(buf)
+	const chunk = 1 << 14 // elements a goroutine fills at a time
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < n; lo += chunk {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			buf := make([]byte, 48*1024)
+			for i := lo; i < min(n, lo+chunk); i += 1024 {
+				if _, err := rand.Read(buf); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+				for j := 0; j < 1024 && i+j < n; j++ {
+					v[i+j].SetBytes(buf[48*j : 48*j+48])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
 		require.NoError(t, err)
-		for j := 0; j < 1024 && i+j < n; j++ {
-			v[i+j].SetBytes(buf[48*j : 48*j+48])
-		}
+	default:
 	}
 	return v
 }

@@ -43,6 +43,59 @@ func (s *scalars) download() ([]fr.Element, error) {
 	return out, err
 }
 
+// prefetch is an upload of a witness's aux values running beside the h
+// stage (backend.AuxPrefetcher).
+type prefetch struct {
+	key  *fr.Element // &aux[0]: QueryMSMs takes it for the same slice only
+	n    int
+	done chan struct{}
+	s    *scalars
+	err  error
+}
+
+// PrefetchAux starts uploading aux in the background; QueryMSMs on the same
+// slice waits for it instead of uploading again. The copy goes through the
+// staging buffers on their own stream, beside the h stage's copies and
+// kernels.
+func (b *Backend) PrefetchAux(aux []fr.Element) {
+	b.ReleasePrefetch()
+	if len(aux) == 0 {
+		return
+	}
+	p := &prefetch{key: &aux[0], n: len(aux), done: make(chan struct{})}
+	b.preMu.Lock()
+	b.pre = p
+	b.preMu.Unlock()
+	go func() {
+		defer close(p.done)
+		p.s, p.err = b.uploadScalars(aux)
+	}()
+}
+
+// ReleasePrefetch waits for a prefetch that QueryMSMs did not take and
+// frees it.
+func (b *Backend) ReleasePrefetch() { b.takePrefetch(nil) }
+
+// takePrefetch returns the prefetched copy of aux (ok), after waiting for
+// it; a prefetch of another slice is freed.
+func (b *Backend) takePrefetch(aux []fr.Element) (s *scalars, ok bool, err error) {
+	b.preMu.Lock()
+	p := b.pre
+	b.pre = nil
+	b.preMu.Unlock()
+	if p == nil {
+		return nil, false, nil
+	}
+	<-p.done
+	if len(aux) > 0 && p.key == &aux[0] && p.n == len(aux) {
+		return p.s, true, p.err
+	}
+	if p.err == nil {
+		p.s.free()
+	}
+	return nil, false, nil
+}
+
 func (b *Backend) uploadScalars(v []fr.Element) (*scalars, error) {
 	s := &scalars{b: b, n: len(v)}
 	err := call("scalars upload", func(e *C.char) C.int {
@@ -112,7 +165,10 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		out.Times[i] = now.Sub(start)
 		start = now
 	}
-	aux, err := b.uploadScalars(q.Aux)
+	aux, ok, err := b.takePrefetch(q.Aux)
+	if !ok {
+		aux, err = b.uploadScalars(q.Aux)
+	}
 	if err != nil {
 		return nil, err
 	}
