@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 5
+#define CUZK_CUDA_ABI_VERSION 6
 
 /* MSM results are window sums: Pippenger's method with c-bit signed
  * windows gives W_0..W_{nw-1}, and the MSM is Σ_w 2^(c·w)·W_w, which the
@@ -72,6 +72,23 @@ int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* co
  * of the uploads and h, ms[1] those of the MSM. */
 int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
                        void* result, double* ms, char* err, size_t errlen);
+
+/* Starts copying a, b, c (n elements each, host memory) to device dev
+ * for cuzk_cuda_h_msm_g1_abc; *abc receives the handle. Page-locked
+ * buffers are copied on a copy stream, beside kernels that run meanwhile
+ * (they must stay unchanged until the handle is used or freed); others are
+ * copied before the call returns. */
+int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, void** abc,
+                         char* err, size_t errlen);
+
+/* cuzk_cuda_h_msm_g1 on a, b, c from cuzk_cuda_abc_upload; the handle is
+ * consumed (freed, also on error). ms[0] receives the milliseconds of h
+ * (with any wait for the copies), ms[1] those of the MSM. */
+int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms,
+                           char* err, size_t errlen);
+
+/* Frees an abc handle that was not used (after its copies finish). */
+void cuzk_cuda_abc_free(void* abc);
 
 /* Times k repetitions of a forward NTT of size n on random device data
  * (for the bench driver); *ms receives the median milliseconds. */

@@ -1,16 +1,31 @@
-// The quotient h from host evaluations into a device buffer, shared by
-// ntt.cu (which defines it) and msm_g1.cu (which feeds it straight into the
-// H MSM).
+// The quotient h from host evaluations a, b, c, shared by ntt.cu (which
+// defines it) and msm_g1.cu (which feeds h straight into the H MSM).
 #pragma once
+#include <cuda_runtime.h>
 #include <stddef.h>
 
 namespace cuzk {
 
-// h_from_host allocates dv[i] (n Fr elements each), copies host hv[i] (a,
-// b, c) into them and computes h into dv[0] (dv[1], dv[2] are scratch);
-// the work is queued on the default stream. With page-locked a, b, c the
-// copies run on a copy stream and each vector's NTTs start when it has
-// arrived, beside the next copy. The caller frees dv (also on error).
-int h_from_host(int dev, void* dv[3], void* const hv[3], size_t n, const void* consts, char* err, size_t errlen);
+// abc_t holds a, b, c on the device (n Fr elements each) and the events
+// their copies record when they run on the copy stream.
+struct abc_t {
+    int dev;
+    size_t n;
+    void* dv[3];
+    cudaEvent_t ready[3];
+};
+
+// abc_upload allocates *out and starts copying host hv[i] (a, b, c) into
+// it: page-locked buffers on the copy stream, beside kernels (they must
+// stay unchanged until the handle is used or freed); others through the
+// staging buffers, before it returns. *out is set only on success.
+int abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* err, size_t errlen);
+
+// h_abc queues h into x->dv[0] on the default stream, each vector's NTTs
+// after its copy; x->dv[1] and dv[2] are freed (room for what follows).
+int h_abc(abc_t* x, const void* consts, char* err, size_t errlen);
+
+// abc_free waits for x's copies and frees it (NULL is ignored).
+void abc_free(abc_t* x);
 
 }  // namespace cuzk

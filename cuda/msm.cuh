@@ -2,6 +2,11 @@
 // Bernstein et al. and Bootle et al., https://eprint.iacr.org/2012/549
 // section 4), written once over the field of the curve.
 //
+//   0. scalars split into zeros (dropped), ones (one pair each, in window
+//      0's first bucket) and the rest (the dense part, compacted): the 0/1
+//      scalars of a PoRep partition's queries (95-99%) cost one pair and
+//      one mixed addition each instead of nw sorted keys, and the window
+//      size follows the dense part's size;
 //   1. scalars to regular form and signed c-bit digits (fr_signed_digits:
 //      |digit| ≤ 2^(c−1), so half the buckets; a scalar above (r−1)/2 is
 //      replaced by r − k with the point negated); each (point, window) pair
@@ -50,18 +55,54 @@ const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point
 
 
-// Scalar i (Montgomery form) to nw signed digits: keys (window << (c − 1)) |
-// (|digit| − 1), values i | sign << 31 (the point is negated).
-__global__ void k_pairs(const fr_t* s, size_t n, int c, int nw, uint32_t* keys, uint32_t* vals) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
+// to_regular returns a (Montgomery form a·R) as a: a·R · 1 · R^-1.
+__device__ __forceinline__ fr_t to_regular(const fr_t& a) {
     fr_t one;
 #pragma unroll
     for (int j = 0; j < 8; j++) one.v[j] = 0;
     one.v[0] = 1;
-    const fr_t k = fr_mul(s[i], one);  // a·R · 1 · R^-1 = a
+    return fr_mul(a, one);
+}
+
+// Class of scalar i as a scan term: 1 for a one (low half), 1 << 32 for a
+// dense scalar (neither 0 nor 1); an exclusive sum gives both positions.
+__global__ void k_classify(const fr_t* s, size_t n, uint64_t* cls) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const fr_t k = to_regular(s[i]);
+    uint32_t high = 0;
+#pragma unroll
+    for (int j = 1; j < 8; j++) high |= k.v[j];
+    cls[i] = high == 0 && k.v[0] <= 1 ? (uint64_t)k.v[0] : 1ull << 32;
+}
+
+// Scatters the indices of the ones and of the dense scalars to their
+// compacted positions.
+__global__ void k_compact(const uint64_t* cls, const uint64_t* pos, size_t n, uint32_t* ones, uint32_t* dense) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (cls[i] == 1) ones[(uint32_t)pos[i]] = (uint32_t)i;
+    if (cls[i] >> 32) dense[pos[i] >> 32] = (uint32_t)i;
+}
+
+// A one is the pair (window 0, digit 1): key 0, value its index.
+__global__ void k_ones(const uint32_t* ones, size_t n1, uint32_t* keys, uint32_t* vals) {
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= n1) return;
+    keys[t] = 0;
+    vals[t] = ones[t];
+}
+
+// Dense scalar t (index idx[t], Montgomery form) to nw signed digits: keys
+// (window << (c − 1)) | (|digit| − 1), values idx[t] | sign << 31 (the
+// point is negated).
+__global__ void k_pairs(const fr_t* s, const uint32_t* idx, size_t m, int c, int nw, uint32_t* keys, uint32_t* vals) {
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= m) return;
+    const uint32_t i = idx[t];
+    const fr_t k = to_regular(s[i]);
     bool neg = fr_signed_digits(k, c, nw, [&](int w, int32_t d) {
-        size_t at = (size_t)w * n + i;
+        size_t at = (size_t)w * m + t;
         if (d == 0) {
             keys[at] = SKIP;
             vals[at] = (uint32_t)i;
@@ -72,7 +113,7 @@ __global__ void k_pairs(const fr_t* s, size_t n, int c, int nw, uint32_t* keys, 
         vals[at] = (uint32_t)i | (d < 0 ? SIGN : 0u);
     });
     if (neg)
-        for (int w = 0; w < nw; w++) vals[(size_t)w * n + i] ^= SIGN;
+        for (int w = 0; w < nw; w++) vals[(size_t)w * m + t] ^= SIGN;
 }
 
 __global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const int* nruns, uint32_t* sub) {
@@ -301,19 +342,46 @@ template <class F>
 int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
     phases ph;
     ph.mark("start");
-    int c = window_bits(n);
-    int nw = (255 + c - 1) / c;
     memset(out, 0, sizeof *out);
+    if (n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    // 0. the split: ones and dense scalars compacted, zeros dropped
+    dmem cls, pos, ones, dense, scan;
+    size_t ts = 0;
+    CKR(cudaMalloc(&cls.p, n * 8));
+    CKR(cudaMalloc(&pos.p, n * 8));
+    k_classify<<<blocks(n), THREADS>>>(d_scalars, n, cls.as<uint64_t>());
+    CKR(cudaGetLastError());
+    CKR(cub::DeviceScan::ExclusiveSum(nullptr, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
+    CKR(cudaMalloc(&scan.p, ts + 16));
+    CKR(cub::DeviceScan::ExclusiveSum(scan.p, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
+    uint64_t last[2] = {0, 0};
+    CKR(cudaMemcpy(&last[0], cls.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last[1], pos.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
+    const uint64_t tot = last[0] + last[1];
+    const size_t n1 = (uint32_t)tot, m = tot >> 32;
+    CKR(cudaMalloc(&ones.p, (n1 + 1) * 4));
+    CKR(cudaMalloc(&dense.p, (m + 1) * 4));
+    k_compact<<<blocks(n), THREADS>>>(cls.as<uint64_t>(), pos.as<uint64_t>(), n, ones.as<uint32_t>(), dense.as<uint32_t>());
+    CKR(cudaGetLastError());
+    ph.mark("split");
+    int c = window_bits(m);
+    int nw = (255 + c - 1) / c;
     out->c = c;
     if (nw > CUZK_CUDA_MAX_WINDOWS) return fail(err, errlen, 1, "%d windows of %d bits: too many", nw, c);
-    size_t np = (size_t)nw * n;
-    if (np >= (1ull << 32) || n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    size_t np = (size_t)nw * m + n1;
+    if (np >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    if (np == 0) return 0;  // all scalars 0: nw = 0, the point at infinity
     dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
     CKR(cudaMalloc(&keys.p, np * 4));
     CKR(cudaMalloc(&vals.p, np * 4));
     CKR(cudaMalloc(&keys2.p, np * 4));
     CKR(cudaMalloc(&vals2.p, np * 4));
-    k_pairs<<<blocks(n), THREADS>>>(d_scalars, n, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
+    if (m > 0)
+        k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense.as<uint32_t>(), m, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
+    CKR(cudaGetLastError());
+    if (n1 > 0)
+        k_ones<<<blocks(n1), THREADS>>>(ones.as<uint32_t>(), n1, keys.as<uint32_t>() + (size_t)nw * m,
+                                        vals.as<uint32_t>() + (size_t)nw * m);
     CKR(cudaGetLastError());
     ph.mark("pairs");
     size_t tbytes = 0, t2 = 0, t3 = 0;

@@ -21,6 +21,23 @@ extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* 
 
 // h computed on the device and fed straight into the H MSM: a, b, c go up
 // once, h never comes down.
+namespace {
+// h of x's a, b, c into the H MSM over s; ms[0] gets the milliseconds from
+// t0 to h, ms[1] those of the MSM.
+int h_msm(cuzk::abc_t* x, const void* consts, point_set<fp_t>* s, void* result, double* ms,
+          std::chrono::steady_clock::time_point t0, char* err, size_t errlen) {
+    if (s->dev != x->dev) return fail(err, errlen, 1, "point set on device %d, h on device %d", s->dev, x->dev);
+    if (x->n < 2 || s->n < x->n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, x->n - 1);
+    int rc = cuzk::h_abc(x, consts, err, errlen);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)x->dv[0], x->n - 1, static_cast<msm_result<fp_t>*>(result), err, errlen);
+    auto t2 = std::chrono::steady_clock::now();
+    ms[0] = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    ms[1] = std::chrono::duration<double, std::milli>(t2 - t1).count();
+    return rc;
+}
+}  // namespace
+
 extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
                                   void* result, double* ms, char* err, size_t errlen) {
     point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
@@ -29,18 +46,25 @@ extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, 
     if (n < 2 || s->n < n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, n - 1);
     CKR(cudaSetDevice(dev));
     auto t0 = std::chrono::steady_clock::now();
-    void* dv[3] = {nullptr, nullptr, nullptr};
     void* hv[3] = {a, b, c};
-    int rc = cuzk::h_from_host(dev, dv, hv, n, consts, err, errlen);
-    if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = fail(err, errlen, 2, "h: %s", cudaGetErrorString(cudaGetLastError()));
-    auto t1 = std::chrono::steady_clock::now();
-    cudaFree(dv[1]);  // room for the MSM's scratch
-    cudaFree(dv[2]);
-    dv[1] = dv[2] = nullptr;
-    if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)dv[0], n - 1, static_cast<msm_result<fp_t>*>(result), err, errlen);
-    auto t2 = std::chrono::steady_clock::now();
-    cudaFree(dv[0]);
-    ms[0] = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    ms[1] = std::chrono::duration<double, std::milli>(t2 - t1).count();
+    cuzk::abc_t* x = nullptr;
+    int rc = cuzk::abc_upload(dev, hv, n, &x, err, errlen);
+    if (!rc) rc = h_msm(x, consts, s, result, ms, t0, err, errlen);
+    cuzk::abc_free(x);
+    return rc;
+}
+
+extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms, char* err,
+                                      size_t errlen) {
+    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
+    point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
+    int rc = 0;
+    if (!x || !consts || !s || !result || !ms)
+        rc = fail(err, errlen, 1, "NULL argument");
+    else if (cudaSetDevice(x->dev) != cudaSuccess)
+        rc = fail(err, errlen, 2, "cudaSetDevice(%d) failed", x->dev);
+    else
+        rc = h_msm(x, consts, s, result, ms, std::chrono::steady_clock::now(), err, errlen);
+    cuzk::abc_free(x);  // consumed, also on error
     return rc;
 }

@@ -207,8 +207,7 @@ done:
     return rc;
 }
 
-int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) {
-    if (!consts) return fail(err, errlen, 1, "consts is NULL");
+int check_size(int dev, size_t n, char* err, size_t errlen) {
     int lg = log2_exact(n);
     if (n < 2 || lg < 0 || lg > 28) return fail(err, errlen, 1, "size %zu is not a power of two in [2, 2^28]", n);
     int count = 0;
@@ -218,6 +217,11 @@ int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) 
     e = cudaSetDevice(dev);
     if (e != cudaSuccess) return fail(err, errlen, 2, "cudaSetDevice(%d): %s", dev, cudaGetErrorString(e));
     return 0;
+}
+
+int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) {
+    if (!consts) return fail(err, errlen, 1, "consts is NULL");
+    return check_size(dev, n, err, errlen);
 }
 
 }  // namespace
@@ -265,46 +269,74 @@ done:
     return rc;
 }
 
-int cuzk::h_from_host(int dev, void* dv[3], void* const hv[3], size_t n, const void* consts, char* err,
-                      size_t errlen) {
-    int rc = check_args(dev, n, consts, err, errlen);
+int cuzk::abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* err, size_t errlen) {
+    if (!hv[0] || !hv[1] || !hv[2] || !out) return fail(err, errlen, 1, "a, b, c or the handle is NULL");
+    int rc = check_size(dev, n, err, errlen);
     if (rc) return rc;
+    const size_t bytes = n * sizeof(fr_t);
+    abc_t* x = new abc_t{dev, n, {nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr}};
+    bool locked = page_locked(hv[0]) && page_locked(hv[1]) && page_locked(hv[2]);
+    cudaStream_t cs = nullptr;
+    if (locked && !(cs = copy_stream(dev, err, errlen))) rc = 2;
+    for (int i = 0; i < 3 && !rc; i++) {
+        CK(cudaMalloc(&x->dv[i], bytes));
+        if (!locked) {
+            rc = upload_bytes(dev, x->dv[i], hv[i], bytes, err, errlen);
+            continue;
+        }
+        CK(cudaMemcpyAsync(x->dv[i], hv[i], bytes, cudaMemcpyHostToDevice, cs));
+        CK(cudaEventCreateWithFlags(&x->ready[i], cudaEventDisableTiming));
+        CK(cudaEventRecord(x->ready[i], cs));
+    }
+done:
+    if (rc) {
+        if (cs) cudaStreamSynchronize(cs);  // no copy outlives the buffers
+        abc_free(x);
+        return rc;
+    }
+    *out = x;
+    return 0;
+}
+
+void cuzk::abc_free(abc_t* x) {
+    if (!x) return;
+    cudaSetDevice(x->dev);
+    for (int i = 0; i < 3; i++) {
+        if (x->ready[i]) {
+            cudaEventSynchronize(x->ready[i]);
+            cudaEventDestroy(x->ready[i]);
+        }
+        cudaFree(x->dv[i]);
+    }
+    delete x;
+}
+
+int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
+    const size_t n = x->n;
+    int rc = check_args(x->dev, n, consts, err, errlen);
+    if (rc) return rc;
+    if (!x->dv[1] || !x->dv[2]) return fail(err, errlen, 1, "h of these a, b, c was computed already");
     consts_t k;
     memcpy(&k, consts, sizeof k);
     const fr_t *tw, *twi;
     int lg = log2_exact(n);
-    const size_t bytes = n * sizeof(fr_t);
-    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) return rc;
-    for (int i = 0; i < 3; i++) CKR(cudaMalloc(&dv[i], bytes));
-    bool locked = page_locked(hv[0]) && page_locked(hv[1]) && page_locked(hv[2]);
-    cudaStream_t cs = nullptr;
-    if (locked && !(cs = copy_stream(dev, err, errlen))) return 2;
-    cudaEvent_t ready[3] = {nullptr, nullptr, nullptr};
-    for (int i = 0; i < 3 && !rc; i++) {
-        if (!locked) {
-            rc = upload_bytes(dev, dv[i], hv[i], bytes, err, errlen);
-            continue;
-        }
-        CK(cudaMemcpyAsync(dv[i], hv[i], bytes, cudaMemcpyHostToDevice, cs));
-        CK(cudaEventCreateWithFlags(&ready[i], cudaEventDisableTiming));
-        CK(cudaEventRecord(ready[i], cs));
-    }
-    for (int i = 0; i < 3 && !rc; i++) {
-        if (ready[i]) CK(cudaStreamWaitEvent(0, ready[i], 0));
+    fr_t* dv[3] = {(fr_t*)x->dv[0], (fr_t*)x->dv[1], (fr_t*)x->dv[2]};
+    if ((rc = get_twiddles(x->dev, n, k, &tw, &twi, err, errlen))) return rc;
+    for (int i = 0; i < 3; i++) {
+        if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
         // evaluations -> coefficients -> evaluations on the coset
-        if ((rc = ntt_device((fr_t*)dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) break;
-        rc = ntt_device((fr_t*)dv[i], n, lg, 0, 1, k, tw, twi, err, errlen);
+        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
+        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
     }
-    if (!rc) {
-        k_h_pointwise<<<blocks(n), THREADS>>>((fr_t*)dv[0], (const fr_t*)dv[1], (const fr_t*)dv[2], n, k.z_inv);
-        CKLAUNCH();
-        rc = ntt_device((fr_t*)dv[0], n, lg, 1, 1, k, tw, twi, err, errlen);
+    k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
+    CKR(cudaGetLastError());
+    if ((rc = ntt_device(dv[0], n, lg, 1, 1, k, tw, twi, err, errlen))) return rc;
+    CKR(cudaDeviceSynchronize());
+    for (int i = 1; i < 3; i++) {
+        cudaFree(x->dv[i]);
+        x->dv[i] = nullptr;
     }
-done:
-    if (rc && cs) cudaStreamSynchronize(cs);  // no copy outlives the caller's buffers
-    for (int i = 0; i < 3; i++)
-        if (ready[i]) cudaEventDestroy(ready[i]);  // released once recorded work completes
-    return rc;
+    return 0;
 }
 
 extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
@@ -312,11 +344,11 @@ extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, con
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!a || !b || !c) return fail(err, errlen, 1, "a, b or c is NULL");
-    void* dv[3] = {nullptr, nullptr, nullptr};
     void* hv[3] = {a, b, c};
-    if (!(rc = cuzk::h_from_host(dev, dv, hv, n, consts, err, errlen)))
-        rc = cuzk::download_bytes(dev, a, dv[0], n * sizeof(fr_t), err, errlen);
-    for (int i = 0; i < 3; i++) cudaFree(dv[i]);
+    cuzk::abc_t* x = nullptr;
+    if (!(rc = cuzk::abc_upload(dev, hv, n, &x, err, errlen)) && !(rc = cuzk::h_abc(x, consts, err, errlen)))
+        rc = cuzk::download_bytes(dev, a, x->dv[0], n * sizeof(fr_t), err, errlen);
+    cuzk::abc_free(x);
     return rc;
 }
 
@@ -360,3 +392,15 @@ done:
     cudaFree(dx);
     return rc;
 }
+
+extern "C" int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, void** abc,
+                                    char* err, size_t errlen) {
+    if (!abc) return fail(err, errlen, 1, "the handle is NULL");
+    void* hv[3] = {const_cast<void*>(a), const_cast<void*>(b), const_cast<void*>(c)};
+    cuzk::abc_t* x = nullptr;
+    int rc = cuzk::abc_upload(dev, hv, n, &x, err, errlen);
+    if (!rc) *abc = x;
+    return rc;
+}
+
+extern "C" void cuzk_cuda_abc_free(void* abc) { cuzk::abc_free(static_cast<cuzk::abc_t*>(abc)); }

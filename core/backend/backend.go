@@ -48,12 +48,14 @@ type Queries interface {
 	QueryMSMs(q *QueryInput) (*QueryOutput, error)
 }
 
-// AuxPrefetcher is implemented by Queries backends that can start copying
-// the witness's aux values to the device before QueryMSMs needs them, so
-// that the copy overlaps the h stage. QueryMSMs uses a prefetch of the same
-// slice; ReleasePrefetch frees one it did not use (call it when done).
-type AuxPrefetcher interface {
-	PrefetchAux(aux []fr.Element)
+// Prefetcher is implemented by Queries backends that can start copying a
+// partition's a, b, c and aux values to the device before they are needed,
+// so that the copies overlap the MSMs that run first (the query MSMs, then
+// h). QueryMSMs and HMSM use a prefetch of the same slices, which must stay
+// unchanged until then; ReleasePrefetch frees what they did not use (call
+// it when done).
+type Prefetcher interface {
+	Prefetch(a, b, c, aux []fr.Element)
 	ReleasePrefetch()
 }
 

@@ -73,7 +73,7 @@ type queriesBackend struct {
 	prefetches, releases int
 }
 
-func (b *queriesBackend) PrefetchAux(aux []fr.Element) {
+func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
 	b.prefetches++
 	b.prefetched = append([]fr.Element(nil), aux...)
 }

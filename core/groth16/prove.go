@@ -197,20 +197,24 @@ func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
 // DeviceStage runs the work the engine holds a device's interlock for: the
 // NTTs for h, then the H, L, A and B_G1 MSMs — and B_G2 when the backend
 // selects the query scalars on the device with its G2 MSM there too (then
-// prep may be nil; see PrepareFor). It overwrites asg.A, B, C.
+// prep may be nil; see PrepareFor). With the prep on the device the query
+// MSMs run first, while a backend.Prefetcher copies a, b, c. It may
+// overwrite asg.A, B, C.
 func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
 	res := &G1Results{}
 	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
-		if p, ok := be.(backend.AuxPrefetcher); ok { // aux goes up while h is computed
-			p.PrefetchAux(asg.Aux)
+		// the query MSMs first: a, b, c go up while they run, then h
+		if p, ok := be.(backend.Prefetcher); ok {
+			p.Prefetch(asg.A, asg.B, asg.C, asg.Aux)
 			defer p.ReleasePrefetch()
 		}
+		if err := queryStage(q, be, pk, asg, res, rep); err != nil {
+			return nil, err
+		}
+		return res, hStage(be, pk, asg, res, rep)
 	}
 	if err := hStage(be, pk, asg, res, rep); err != nil {
 		return nil, err
-	}
-	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
-		return res, queryStage(q, be, pk, asg, res, rep)
 	}
 	steps := []struct {
 		name string

@@ -27,6 +27,8 @@ typedef int (*mres_fn)(void*, void*, void*, char*, size_t);
 typedef int (*hreg_fn)(void*, size_t, char*, size_t);
 typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
+typedef int (*abcup_fn)(int, const void*, const void*, const void*, size_t, void**, char*, size_t);
+typedef int (*hmsmabc_fn)(void*, const void*, void*, void*, double*, char*, size_t);
 
 // The library is loaded with dlopen, so nothing links against its
 // declarations: these checks make the compiler compare every function
@@ -55,6 +57,9 @@ SAME(cuzk_cuda_msm_g2_resident, mres_fn);
 SAME(cuzk_cuda_host_register, hreg_fn);
 SAME(cuzk_cuda_host_unregister, hunreg_fn);
 SAME(cuzk_cuda_h_msm_g1, hmsm_fn);
+SAME(cuzk_cuda_abc_upload, abcup_fn);
+SAME(cuzk_cuda_h_msm_g1_abc, hmsmabc_fn);
+SAME(cuzk_cuda_abc_free, free_fn);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -89,6 +94,12 @@ static int call_hreg(void* f, void* p, size_t n, char* e, size_t el) { return ((
 static int call_hunreg(void* f, void* p, char* e, size_t el) { return ((hunreg_fn)f)(p, e, el); }
 static int call_hmsm(void* f, int d, void* a, void* b, void* c, size_t n, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
     return ((hmsm_fn)f)(d, a, b, c, n, k, h, r, ms, e, el);
+}
+static int call_abcup(void* f, int d, const void* a, const void* b, const void* c, size_t n, void** h, char* e, size_t el) {
+    return ((abcup_fn)f)(d, a, b, c, n, h, e, el);
+}
+static int call_hmsmabc(void* f, void* abc, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
+    return ((hmsmabc_fn)f)(abc, k, h, r, ms, e, el);
 }
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);

@@ -56,6 +56,7 @@ type Library struct {
 	sUpload, sSelect, sDownload  unsafe.Pointer
 	sFree, msmG1Res, msmG2Res    unsafe.Pointer
 	hostReg, hostUnreg           unsafe.Pointer
+	abcUpload, hMSMabc, abcFree  unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -96,7 +97,8 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_scalars_upload", &l.sUpload}, {"cuzk_cuda_scalars_select", &l.sSelect},
 		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
 		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
-		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg}} {
+		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg},
+		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -174,9 +176,11 @@ type Backend struct {
 	// devicePrep selects the query scalars on the GPU (QueryMSMs;
 	// gpus.device_prep, on by default in the engine's configuration).
 	devicePrep bool
-	// pre is an upload of aux started by PrefetchAux (queries.go).
+	// pre and abc are the uploads of aux and of a, b, c started by
+	// Prefetch (queries.go).
 	preMu sync.Mutex
 	pre   *prefetch
+	abc   *abcPrefetch
 }
 
 // SetDevicePrep turns the prep on the GPU on or off; call before use.
@@ -314,10 +318,16 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	k := domainConsts(n)
 	var ms [2]C.double
 	var ws windowSums[bls.G1Jac]
-	err = call("h msm", func(e *C.char) C.int {
-		return C.call_hmsm(b.lib.hMSM, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
-			unsafe.Pointer(&ws), &ms[0], e, errLen)
-	})
+	if abc := b.takeABC(a, bb, c); abc != nil { // copied while the query MSMs ran
+		err = call("h msm", func(e *C.char) C.int {
+			return C.call_hmsmabc(b.lib.hMSMabc, abc, unsafe.Pointer(k), h.(unsafe.Pointer), unsafe.Pointer(&ws), &ms[0], e, errLen)
+		})
+	} else {
+		err = call("h msm", func(e *C.char) C.int {
+			return C.call_hmsm(b.lib.hMSM, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
+				unsafe.Pointer(&ws), &ms[0], e, errLen)
+		})
+	}
 	if err == nil {
 		res, err = combine(&ws)
 	}

@@ -53,28 +53,69 @@ type prefetch struct {
 	err  error
 }
 
-// PrefetchAux starts uploading aux in the background; QueryMSMs on the same
-// slice waits for it instead of uploading again. The copy goes through the
-// staging buffers on their own stream, beside the h stage's copies and
-// kernels.
-func (b *Backend) PrefetchAux(aux []fr.Element) {
-	b.ReleasePrefetch()
-	if len(aux) == 0 {
-		return
-	}
-	p := &prefetch{key: &aux[0], n: len(aux), done: make(chan struct{})}
-	b.preMu.Lock()
-	b.pre = p
-	b.preMu.Unlock()
-	go func() {
-		defer close(p.done)
-		p.s, p.err = b.uploadScalars(aux)
-	}()
+// abcPrefetch is a copy of a, b, c started by Prefetch
+// (cuzk_cuda_abc_upload), for HMSM on the same slices.
+type abcPrefetch struct {
+	key [3]*fr.Element
+	n   int
+	h   unsafe.Pointer
 }
 
-// ReleasePrefetch waits for a prefetch that QueryMSMs did not take and
-// frees it.
-func (b *Backend) ReleasePrefetch() { b.takePrefetch(nil) }
+// Prefetch starts uploading aux in the background (QueryMSMs on the same
+// slice waits for it instead of uploading again; the copy goes through the
+// staging buffers on their own stream) and a, b, c on the copy stream when
+// they are page-locked (HMSM on the same slices then finds them there).
+// A failed prefetch is dropped: the call that needs the data uploads it
+// and reports any error.
+func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
+	b.ReleasePrefetch()
+	if len(aux) > 0 {
+		p := &prefetch{key: &aux[0], n: len(aux), done: make(chan struct{})}
+		b.preMu.Lock()
+		b.pre = p
+		b.preMu.Unlock()
+		go func() {
+			defer close(p.done)
+			p.s, p.err = b.uploadScalars(aux)
+		}()
+	}
+	n := len(a)
+	if n < 2 || len(bb) != n || len(c) != n {
+		return
+	}
+	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: n}
+	if call("abc upload", func(e *C.char) C.int {
+		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
+	}) == nil {
+		b.preMu.Lock()
+		b.abc = x
+		b.preMu.Unlock()
+	}
+}
+
+// takeABC returns the prefetched copy of a, b, c (nil if that is not what
+// was prefetched; another prefetch is freed).
+func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
+	b.preMu.Lock()
+	x := b.abc
+	b.abc = nil
+	b.preMu.Unlock()
+	if x == nil {
+		return nil
+	}
+	if len(a) == x.n && len(bb) == x.n && len(c) == x.n && x.key == [3]*fr.Element{&a[0], &bb[0], &c[0]} {
+		return x.h
+	}
+	C.call_free(b.lib.abcFree, x.h)
+	return nil
+}
+
+// ReleasePrefetch waits for the prefetches that QueryMSMs and HMSM did not
+// take and frees them.
+func (b *Backend) ReleasePrefetch() {
+	b.takePrefetch(nil)
+	b.takeABC(nil, nil, nil)
+}
 
 // takePrefetch returns the prefetched copy of aux (ok), after waiting for
 // it; a prefetch of another slice is freed.
