@@ -67,7 +67,7 @@ type queriesBackend struct {
 	cpu.Backend
 	g2OnDevice     bool
 	queries, g2Out int
-	// a copy of aux taken by PrefetchAux, which QueryMSMs proves with (as
+	// a copy of aux taken by Prefetch, which QueryMSMs proves with (as
 	// the GPU does with its early upload)
 	prefetched           []fr.Element
 	prefetches, releases int

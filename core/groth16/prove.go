@@ -204,11 +204,14 @@ func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, pre
 	res := &G1Results{}
 	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
 		// the query MSMs first: a, b, c go up while they run, then h
+		var upload time.Duration
 		if p, ok := be.(backend.Prefetcher); ok {
+			start := time.Now()
 			p.Prefetch(asg.A, asg.B, asg.C, asg.Aux)
+			upload = time.Since(start)
 			defer p.ReleasePrefetch()
 		}
-		if err := queryStage(q, be, pk, asg, res, rep); err != nil {
+		if err := queryStage(q, be, pk, asg, res, rep, upload); err != nil {
 			return nil, err
 		}
 		return res, hStage(be, pk, asg, res, rep)
@@ -260,8 +263,9 @@ func hStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1R
 }
 
 // queryStage runs the L, A, B_G1 (and, with the G2 MSM on the device,
-// B_G2) MSMs through the backend's own prep.
-func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report) error {
+// B_G2) MSMs through the backend's own prep; upload (a prefetch's time)
+// counts with L, as the upload of aux does inside QueryMSMs.
+func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report, upload time.Duration) error {
 	in := &backend.QueryInput{L: pk.L, A: pk.A, BG1: pk.BG1, Inputs: asg.Inputs, Aux: asg.Aux,
 		BInput: &asg.Density.BInput, AAux: &asg.Density.AAux, BAux: &asg.Density.BAux}
 	if backend.G2OnDevice(be) {
@@ -272,7 +276,7 @@ func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, as
 		return fmt.Errorf("groth16: query MSMs: %w", err)
 	}
 	res.L, res.A, res.B1 = out.L, out.A, out.B1
-	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
+	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
 		Stage{Name: StageMSMB1, Duration: out.Times[2]})
 	if in.BG2 != nil {
 		res.B2 = &out.B2
