@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -71,6 +72,12 @@ type queriesBackend struct {
 	// the GPU does with its early upload)
 	prefetched           []fr.Element
 	prefetches, releases int
+	hDone                bool // h computed: the query MSMs must come before it
+}
+
+func (b *queriesBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
+	b.hDone = true
+	return b.Backend.H(a, bb, c)
 }
 
 func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
@@ -107,6 +114,9 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 	b.queries++
 	out := &backend.QueryOutput{}
 	var err error
+	if b.hDone {
+		return nil, errors.New("query MSMs after h: the copies of a, b, c would not overlap them")
+	}
 	if len(b.prefetched) != len(q.Aux) {
 		return nil, fmt.Errorf("aux of %d values prefetched, %d queried", len(b.prefetched), len(q.Aux))
 	}
