@@ -44,6 +44,10 @@ using cuzk::THREADS;
 struct dmem {
     void* p = nullptr;
     ~dmem() { cudaFree(p); }
+    void release() {  // early, for room (cudaFree waits for the kernels using it)
+        cudaFree(p);
+        p = nullptr;
+    }
     template <typename T>
     T* as() { return static_cast<T*>(p); }
 };
@@ -363,6 +367,9 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     k_compact<<<blocks(n), THREADS>>>(cls.as<uint64_t>(), pos.as<uint64_t>(), n, ones.as<uint32_t>(), dense.as<uint32_t>());
     CKR(cudaGetLastError());
     ph.mark("split");
+    cls.release();  // 16 bytes a scalar, not needed by the rest
+    pos.release();
+    scan.release();
     // The window size still follows all n scalars: sized by the dense part
     // alone (c 11-14 for 3-20% of 2^24) the G2 accumulation measured 68 and
     // 225 ms against 52 and 150 at c = 16 (H200, cuda/NOTES.md kernel v6).
