@@ -6,6 +6,7 @@
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
 #                             [serialmul] [msmvariant] [nttvariant]
+#                             [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
@@ -17,6 +18,10 @@
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
 # build/libcuzk_cuda.so (and build/serialmul/libcuzk_cuda.so) from the first.
+# `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
+# kernel of a 2^20 G1 MSM: issue slots, stall reasons, occupancy, into
+# $OUT/ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
+# compute-sanitizer's memcheck (out-of-bounds and misaligned accesses).
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -92,6 +97,28 @@ if has nttvariant; then
   grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
   CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
     | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
+fi
+if has profile; then
+  ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -z "$ncu_bin" ]; then
+    echo "profile: no ncu here" | tee "$out/ncu.txt"
+  else
+    CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=20 "$ncu_bin" --clock-control none \
+      --kernel-name regex:k_subsum --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section LaunchStats ./build/cuda.test -test.count=1 -test.run 'BenchMSM' >"$out/ncu.txt" 2>&1 || status=1
+    grep -E "Duration|Throughput|Issue Slots|Stall|Occupancy|Registers" "$out/ncu.txt" | head -40
+  fi
+fi
+if has sanitize; then
+  san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ -z "$san" ]; then
+    echo "sanitize: no compute-sanitizer here" | tee "$out/sanitize.log"
+  else
+    CUZK_CUDA_SIZES=10 "$san" --tool memcheck --error-exitcode 9 ./build/cuda.test -test.count=1 \
+      -test.run 'HMatches|HMSM|Query|Proof|MSMG1|MSMG2' >"$out/sanitize.log" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|^(---|PASS|FAIL)" "$out/sanitize.log" | head -20
+  fi
 fi
 if has engine; then
   [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk not carried"; exit 1; }
