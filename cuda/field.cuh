@@ -104,7 +104,72 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
     for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
-#if !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
+#if defined(CUZK_ALIGNED_MUL)
+// Experiment (-DCUZK_ALIGNED_MUL, written after session 3's runs, cuda/NOTES.md):
+// the even/odd product below with its two accumulators indexed by absolute
+// limb (P[k], Q[k] both weigh 2^(32k), divided by 2^(32i) after row i), P
+// taking every pair that starts at an even limb and Q every pair that starts
+// at an odd one: row i's even-j products go to P when i is even, to Q when
+// it is odd, and the odd-j products the other way. A 64-bit multiply-add
+// writes an aligned register pair, and here each array's pairs are the same
+// in every row; in the default version X's pairs shift by one limb a row,
+// and its SASS (sm_80) spends ~5,700 moves on realigning them in the
+// accumulation kernel, beside ~6,600 wide multiply-adds.
+template <int N>
+__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
+                                             uint32_t pinv) {
+    static_assert(N % 2 == 0, "even limb count");
+    uint32_t P[2 * N + 1], Q[2 * N + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * N + 1; k++) P[k] = Q[k] = 0;
+    uint32_t c0 = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        // T takes the pairs from limb i on (even j), U those from limb i + 1
+        // (odd j); U[i] only collects the carry c0 of the row before.
+        uint32_t* T = (i & 1) ? Q : P;
+        uint32_t* U = (i & 1) ? P : Q;
+        const uint32_t bi = b.v[i];
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            T[i + j] = j ? cc::madc_lo_cc(a.v[j], bi, T[i + j]) : cc::mad_lo_cc(a.v[j], bi, T[i + j]);
+            T[i + j + 1] = cc::madc_hi_cc(a.v[j], bi, T[i + j + 1]);
+        }
+        T[i + N] = cc::addc(T[i + N], 0);
+        U[i] = cc::add_cc(U[i], c0);
+#pragma unroll
+        for (int j = 1; j < N; j += 2) {
+            U[i + j] = cc::madc_lo_cc(a.v[j], bi, U[i + j]);
+            U[i + j + 1] = cc::madc_hi_cc(a.v[j], bi, U[i + j + 1]);
+        }
+        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        // m·p, m making limb i 0 mod 2^32
+        const uint32_t m = (T[i] + U[i]) * pinv;
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            T[i + j] = j ? cc::madc_lo_cc(m, p[j], T[i + j]) : cc::mad_lo_cc(m, p[j], T[i + j]);
+            T[i + j + 1] = cc::madc_hi_cc(m, p[j], T[i + j + 1]);
+        }
+        T[i + N] = cc::addc(T[i + N], 0);
+#pragma unroll
+        for (int j = 1; j < N; j += 2) {
+            U[i + j] = j > 1 ? cc::madc_lo_cc(m, p[j], U[i + j]) : cc::mad_lo_cc(m, p[j], U[i + j]);
+            U[i + j + 1] = cc::madc_hi_cc(m, p[j], U[i + j + 1]);
+        }
+        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        // T[i] + U[i] is 0 or 2^32: its carry goes to limb i + 1
+        cc::add_cc(T[i], U[i]);
+        c0 = cc::addc(0, 0);
+    }
+    uint32_t r[N];
+    cc::add_cc(c0, 0xffffffffu);  // the flag set to c0
+#pragma unroll
+    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
+    felem<N> out;
+    reduce_once<N>(out.v, r, p);
+    return out;
+}
+#elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
 // The default since kernel v6 (cuda/NOTES.md: the G1 accumulation 262 →
 // 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version below): the same CIOS
 // with the products of even-indexed and of odd-indexed limbs in two

@@ -5,19 +5,21 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [serialmul] [msmvariant] [nttvariant]
+#                             [serialmul] [alignedmul] [msmvariant] [nttvariant]
 #                             [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `serialmul` builds a second library with kernel v5's single-chain
-# multiplier (-DCUZK_SERIAL_MUL, 128 registers), `msmvariant` runs
+# `serialmul` and `alignedmul` build a second library with another
+# multiplier (kernel v5's single chain; the even/odd one with aligned
+# register pairs), check it (VARIANT_SIZES, default 10,16,20) and time it
+# (msm phases in the log), `msmvariant` runs
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
-# build/libcuzk_cuda.so (and build/serialmul/libcuzk_cuda.so) from the first.
+# build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
 # `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
 # kernel of a 2^20 G1 MSM: issue slots, stall reasons, occupancy, into
 # $OUT/ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
@@ -44,15 +46,25 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
-# kernel v5's single-chain multiplier in a second library, for comparisons
-build_serialmul() {
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/serialmul" \
-    NVCCFLAGS_EXTRA="-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4} -Xptxas=-v" >"$out/serialmul-build.log" 2>&1
-  mkdir -p "$out/serialmul" && cp build/serialmul/libcuzk_cuda.so "$out/serialmul/" 2>/dev/null
+# Other multipliers in second libraries, for comparisons: serialmul is
+# kernel v5's single chain (128 registers), alignedmul the even/odd product
+# with register-aligned pairs (cuda/field.cuh, CUZK_ALIGNED_MUL).
+variant_flags() {
+  case $1 in
+    serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
+    alignedmul) echo "-DCUZK_ALIGNED_MUL" ;;
+  esac
 }
-sm_pid=
-if has build && has serialmul; then
-  build_serialmul & sm_pid=$!   # beside the main build: four units each, 16 cores
+build_variant() {
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/$1" \
+    NVCCFLAGS_EXTRA="$(variant_flags "$1") -Xptxas=-v" >"$out/$1-build.log" 2>&1
+  mkdir -p "$out/$1" && cp "build/$1/libcuzk_cuda.so" "$out/$1/" 2>/dev/null
+}
+declare -A variant_pid=()
+if has build; then
+  for v in serialmul alignedmul; do
+    if has $v; then build_variant $v & variant_pid[$v]=$!; fi  # beside the main build: four units each, 16 cores
+  done
 fi
 if has build; then
   start=$(date +%s)
@@ -76,14 +88,15 @@ if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
-if has serialmul; then
-  if [ -n "$sm_pid" ]; then wait "$sm_pid"; elif [ ! -f build/serialmul/libcuzk_cuda.so ]; then build_serialmul; fi
-  CUZK_CUDA_LIB=$root/build/serialmul/libcuzk_cuda.so CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'NTT|HMatches|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/serialmul-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/serialmul-correctness.log" || status=1
-  CUZK_CUDA_LIB=$root/build/serialmul/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/serialmul-bench.log" | grep -E '^\||FAIL|Error' || status=1
-fi
+for v in serialmul alignedmul; do
+  has $v || continue
+  if [ -n "${variant_pid[$v]:-}" ]; then wait "${variant_pid[$v]}"; elif [ ! -f build/$v/libcuzk_cuda.so ]; then build_variant $v; fi
+  CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'NTT|HMatches|HMSM|Query|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/$v-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/$v-correctness.log" || status=1
+  CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/$v-bench.log" | grep -E '^\||FAIL|Error' || status=1
+done
 if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
     | tee "$out/msmvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
