@@ -22,6 +22,7 @@
 // The tests compare every result with gnark-crypto's MultiExp.
 #pragma once
 #include <cub/cub.cuh>
+#include <algorithm>
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,15 +97,18 @@ __global__ void k_ones(const uint32_t* ones, size_t n1, uint32_t* keys, uint32_t
     vals[t] = ones[t];
 }
 
-// Dense scalar t (index idx[t], Montgomery form) to nw signed digits: keys
-// (window << (c − 1)) | (|digit| − 1), values idx[t] | sign << 31 (the
-// point is negated).
-__global__ void k_pairs(const fr_t* s, const uint32_t* idx, size_t m, int c, int nw, uint32_t* keys, uint32_t* vals) {
+// Dense scalar t (index idx[t], Montgomery form) to nw signed digits, of
+// which windows w0 .. w0 + nwg − 1 are kept: keys ((w − w0) << (c − 1)) |
+// (|digit| − 1), values idx[t] | sign << 31 (the point is negated).
+__global__ void k_pairs(const fr_t* s, const uint32_t* idx, size_t m, int c, int nw, int w0, int nwg, uint32_t* keys,
+                        uint32_t* vals) {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (t >= m) return;
     const uint32_t i = idx[t];
     const fr_t k = to_regular(s[i]);
-    bool neg = fr_signed_digits(k, c, nw, [&](int w, int32_t d) {
+    bool neg = fr_signed_digits(k, c, nw, [&](int wa, int32_t d) {
+        if (wa < w0 || wa >= w0 + nwg) return;
+        const int w = wa - w0;
         size_t at = (size_t)w * m + t;
         if (d == 0) {
             keys[at] = SKIP;
@@ -116,7 +120,7 @@ __global__ void k_pairs(const fr_t* s, const uint32_t* idx, size_t m, int c, int
         vals[at] = (uint32_t)i | (d < 0 ? SIGN : 0u);
     });
     if (neg)
-        for (int w = 0; w < nw; w++) vals[(size_t)w * m + t] ^= SIGN;
+        for (int w = 0; w < nwg; w++) vals[(size_t)w * m + t] ^= SIGN;
 }
 
 __global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const int* nruns, uint32_t* sub) {
@@ -341,56 +345,40 @@ struct phases {
 };
 
 // msm on device-resident points and scalars (regular form computed here).
+// The pairs one pass may hold: their scratch is ~32 bytes a pair (keys and
+// values twice, the sort's temporary storage, the sub-bucket sums), given
+// 3/4 of the free device memory; CUZK_CUDA_MSM_MAX_PAIRS lowers it (the
+// tests force several passes with it).
+size_t max_pairs() {
+    const char* e = getenv("CUZK_CUDA_MSM_MAX_PAIRS");  // read each call: a test sets it for some MSMs
+    const size_t forced = e ? (size_t)strtoull(e, nullptr, 10) : 0;
+    size_t cap = (1ull << 32) - 1, freeb = 0, total = 0;
+    if (cudaMemGetInfo(&freeb, &total) == cudaSuccess)
+        cap = std::min(cap, freeb / 4 * 3 / 32);
+    else
+        cudaGetLastError();  // unknown: one pass, as before
+    if (forced > 0) cap = std::min(cap, forced);
+    return cap;
+}
+
+// One pass of an MSM over windows w0 .. w0 + nwg − 1 of nw (c bits each):
+// the pairs of the m dense scalars (indices dense) and of the n1 ones
+// (indices ones; n1 = 0 unless w0 = 0), sorted into buckets, accumulated
+// and reduced to the window sums out_w[0 .. nwg − 1] (host memory).
 template <class F>
-int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
-    phases ph;
-    ph.mark("start");
-    memset(out, 0, sizeof *out);
-    if (n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
-    // 0. the split: ones and dense scalars compacted, zeros dropped
-    dmem cls, pos, ones, dense, scan;
-    size_t ts = 0;
-    CKR(cudaMalloc(&cls.p, n * 8));
-    CKR(cudaMalloc(&pos.p, n * 8));
-    k_classify<<<blocks(n), THREADS>>>(d_scalars, n, cls.as<uint64_t>());
-    CKR(cudaGetLastError());
-    CKR(cub::DeviceScan::ExclusiveSum(nullptr, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
-    CKR(cudaMalloc(&scan.p, ts + 16));
-    CKR(cub::DeviceScan::ExclusiveSum(scan.p, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
-    uint64_t last[2] = {0, 0};
-    CKR(cudaMemcpy(&last[0], cls.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
-    CKR(cudaMemcpy(&last[1], pos.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
-    const uint64_t tot = last[0] + last[1];
-    const size_t n1 = (uint32_t)tot, m = tot >> 32;
-    CKR(cudaMalloc(&ones.p, (n1 + 1) * 4));
-    CKR(cudaMalloc(&dense.p, (m + 1) * 4));
-    k_compact<<<blocks(n), THREADS>>>(cls.as<uint64_t>(), pos.as<uint64_t>(), n, ones.as<uint32_t>(), dense.as<uint32_t>());
-    CKR(cudaGetLastError());
-    ph.mark("split");
-    cls.release();  // 16 bytes a scalar, not needed by the rest
-    pos.release();
-    scan.release();
-    // The window size still follows all n scalars: sized by the dense part
-    // alone (c 11-14 for 3-20% of 2^24) the G2 accumulation measured 68 and
-    // 225 ms against 52 and 150 at c = 16 (H200, cuda/NOTES.md kernel v6).
-    int c = window_bits(n);
-    int nw = (255 + c - 1) / c;
-    out->c = c;
-    if (nw > CUZK_CUDA_MAX_WINDOWS) return fail(err, errlen, 1, "%d windows of %d bits: too many", nw, c);
-    size_t np = (size_t)nw * m + n1;
-    if (np >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
-    if (np == 0) return 0;  // all scalars 0: nw = 0, the point at infinity
+int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones, size_t n1,
+             int c, int nw, int w0, int nwg, jac_t<F>* out_w, phases& ph, char* err, size_t errlen) {
+    const size_t np = (size_t)nwg * m + n1;
     dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
     CKR(cudaMalloc(&keys.p, np * 4));
     CKR(cudaMalloc(&vals.p, np * 4));
     CKR(cudaMalloc(&keys2.p, np * 4));
     CKR(cudaMalloc(&vals2.p, np * 4));
     if (m > 0)
-        k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense.as<uint32_t>(), m, c, nw, keys.as<uint32_t>(), vals.as<uint32_t>());
+        k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense, m, c, nw, w0, nwg, keys.as<uint32_t>(), vals.as<uint32_t>());
     CKR(cudaGetLastError());
     if (n1 > 0)
-        k_ones<<<blocks(n1), THREADS>>>(ones.as<uint32_t>(), n1, keys.as<uint32_t>() + (size_t)nw * m,
-                                        vals.as<uint32_t>() + (size_t)nw * m);
+        k_ones<<<blocks(n1), THREADS>>>(ones, n1, keys.as<uint32_t>() + (size_t)nwg * m, vals.as<uint32_t>() + (size_t)nwg * m);
     CKR(cudaGetLastError());
     ph.mark("pairs");
     size_t tbytes = 0, t2 = 0, t3 = 0;
@@ -410,9 +398,7 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
                                            nruns.as<int>(), np));
     int runs = 0;
     CKR(cudaMemcpy(&runs, nruns.p, sizeof(int), cudaMemcpyDeviceToHost));
-    if (runs == 0) {  // cannot happen for n > 0 (every pair has a key), kept for safety
-        return 0;  // nw = 0: the sum is the point at infinity
-    }
+    if (runs == 0) return fail(err, errlen, 2, "msm: no runs among %zu pairs", np);  // every pair has a key
     uint32_t* d_uniq = keys.as<uint32_t>();
     uint32_t* d_counts = vals.as<uint32_t>();
     CKR(cudaMalloc(&offs.p, (size_t)(runs + 1) * 4));
@@ -464,7 +450,7 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
             CKR(cudaGetLastError());
         }
     }
-    size_t nbk = (size_t)nw << (c - 1);
+    size_t nbk = (size_t)nwg << (c - 1);
     CKR(cudaMalloc(&buckets.p, nbk * sizeof(jac_t<F>)));
     k_clear<<<blocks(nbk), THREADS>>>(buckets.as<jac_t<F>>(), nbk);
     CKR(cudaGetLastError());
@@ -472,14 +458,67 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
                                             partial.as<jac_t<F>>(), buckets.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("bucket sums");
-    CKR(cudaMalloc(&segs.p, (size_t)nw * SEG * sizeof(jac_t<F>)));
-    CKR(cudaMalloc(&win.p, (size_t)nw * sizeof(jac_t<F>)));
-    k_segments<<<(unsigned)((nw * SEG + 63) / 64), 64>>>(buckets.as<jac_t<F>>(), c, nw, segs.as<jac_t<F>>());
+    CKR(cudaMalloc(&segs.p, (size_t)nwg * SEG * sizeof(jac_t<F>)));
+    CKR(cudaMalloc(&win.p, (size_t)nwg * sizeof(jac_t<F>)));
+    k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(buckets.as<jac_t<F>>(), c, nwg, segs.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("running sums");
-    k_windows<<<nw, window_threads<F>()>>>(segs.as<jac_t<F>>(), win.as<jac_t<F>>());
+    k_windows<<<nwg, window_threads<F>()>>>(segs.as<jac_t<F>>(), win.as<jac_t<F>>());
     CKR(cudaGetLastError());
-    CKR(cudaMemcpy(out->w, win.p, (size_t)nw * sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(out_w, win.p, (size_t)nwg * sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+template <class F>
+int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
+    phases ph;
+    ph.mark("start");
+    memset(out, 0, sizeof *out);
+    if (n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+    // 0. the split: ones and dense scalars compacted, zeros dropped
+    dmem cls, pos, ones, dense, scan;
+    size_t ts = 0;
+    CKR(cudaMalloc(&cls.p, n * 8));
+    CKR(cudaMalloc(&pos.p, n * 8));
+    k_classify<<<blocks(n), THREADS>>>(d_scalars, n, cls.as<uint64_t>());
+    CKR(cudaGetLastError());
+    CKR(cub::DeviceScan::ExclusiveSum(nullptr, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
+    CKR(cudaMalloc(&scan.p, ts + 16));
+    CKR(cub::DeviceScan::ExclusiveSum(scan.p, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
+    uint64_t last[2] = {0, 0};
+    CKR(cudaMemcpy(&last[0], cls.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last[1], pos.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
+    const uint64_t tot = last[0] + last[1];
+    const size_t n1 = (uint32_t)tot, m = tot >> 32;
+    CKR(cudaMalloc(&ones.p, (n1 + 1) * 4));
+    CKR(cudaMalloc(&dense.p, (m + 1) * 4));
+    k_compact<<<blocks(n), THREADS>>>(cls.as<uint64_t>(), pos.as<uint64_t>(), n, ones.as<uint32_t>(), dense.as<uint32_t>());
+    CKR(cudaGetLastError());
+    ph.mark("split");
+    cls.release();  // 16 bytes a scalar, not needed by the rest
+    pos.release();
+    scan.release();
+    // The window size still follows all n scalars: sized by the dense part
+    // alone (c 11-14 for 3-20% of 2^24) the G2 accumulation measured 68 and
+    // 225 ms against 52 and 150 at c = 16 (H200, cuda/NOTES.md kernel v6).
+    int c = window_bits(n);
+    int nw = (255 + c - 1) / c;
+    out->c = c;
+    if (nw > CUZK_CUDA_MAX_WINDOWS) return fail(err, errlen, 1, "%d windows of %d bits: too many", nw, c);
+    if (nw * m + n1 == 0) return 0;  // all scalars 0: nw = 0, the point at infinity
+    // Windows in passes when the pairs' scratch would not fit (one pass for
+    // 2^24 uniform scalars on the H200: 8.6 GB); the ones go with window 0.
+    const size_t budget = max_pairs();
+    int per = nw;
+    if (m > 0) per = (int)std::max<size_t>(1, std::min<size_t>(nw, (budget > n1 ? budget - n1 : 0) / m));
+    for (int w0 = 0; w0 < nw; w0 += per) {
+        const int nwg = std::min(per, nw - w0);
+        const size_t n1g = w0 == 0 ? n1 : 0;
+        if ((size_t)nwg * m + n1g >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+        int rc = msm_pass<F>(set, d_scalars, dense.as<uint32_t>(), m, ones.as<uint32_t>(), n1g, c, nw, w0, nwg, out->w + w0, ph,
+                             err, errlen);
+        if (rc) return rc;
+    }
     out->nw = nw;
     ph.mark("windows");
     return 0;

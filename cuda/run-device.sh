@@ -77,7 +77,7 @@ export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
 if has correct; then
-  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
+  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
   grep -q '^--- FAIL' "$out/correctness.log" && status=1
   grep -q '^PASS' "$out/correctness.log" || status=1
 fi
@@ -92,7 +92,7 @@ for v in serialmul alignedmul; do
   has $v || continue
   if [ -n "${variant_pid[$v]:-}" ]; then wait "${variant_pid[$v]}"; elif [ ! -f build/$v/libcuzk_cuda.so ]; then build_variant $v; fi
   CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'NTT|HMatches|HMSM|Query|MSMG1|MSMG2|Proof' 2>&1 | tee "$out/$v-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+    -test.run 'NTT|HMatches|HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/$v-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/$v-correctness.log" || status=1
   CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/$v-bench.log" | grep -E '^\||FAIL|Error' || status=1

@@ -409,6 +409,42 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 	}
 }
 
+// An MSM whose pairs do not fit the device memory runs its windows in
+// passes; CUZK_CUDA_MSM_MAX_PAIRS forces that here: n/4 pairs a pass (one
+// window at a time for every scalar kind) and 3n (three windows of uniform
+// scalars, the 0/1-heavy ones in one pass).
+func TestMSMInPassesMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	const k = 16
+	n := 1 << k
+	pts := testPoints(t, n)
+	_, _, _, g2 := bls.Generators()
+	g2pts := make([]bls.G2Affine, n)
+	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 256))
+	for i := range g2pts {
+		g2pts[i] = distinct[i%len(distinct)]
+	}
+	for _, limit := range []int{n / 4, 3 * n} {
+		t.Setenv("CUZK_CUDA_MSM_MAX_PAIRS", strconv.Itoa(limit))
+		for name, sc := range scalarKinds(t, n) {
+			var want bls.G1Jac
+			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			got, _, err := be.MSMG1(pts, sc)
+			require.NoError(t, err)
+			require.True(t, want.Equal(&got), "G1 2^%d %s, %d pairs a pass", k, name, limit)
+			var want2 bls.G2Jac
+			_, err = want2.MultiExp(g2pts, sc, ecc.MultiExpConfig{})
+			require.NoError(t, err)
+			got2, _, err := be.MSMG2(g2pts, sc, 0)
+			require.NoError(t, err)
+			require.True(t, want2.Equal(&got2), "G2 2^%d %s, %d pairs a pass", k, name, limit)
+		}
+		t.Logf("MSMs 2^%d with at most %d pairs a pass equal gnark-crypto's MultiExp (G1, G2, every scalar kind)", k, limit)
+	}
+}
+
 // TestBenchMSM prints the MSM tables (CUZK_CUDA_BENCH=1).
 func TestBenchMSM(t *testing.T) {
 	if os.Getenv("CUZK_CUDA_BENCH") == "" {
