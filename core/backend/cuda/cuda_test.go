@@ -62,36 +62,22 @@ func sizes(t *testing.T) []int {
 
 // random returns n fresh uniformly random elements (never zeros).
 func random(t *testing.T, n int) []fr.Element {
+	t.Helper()
 	v := make([]fr.Element, n)
-	const chunk = 1 << 14 // elements a goroutine fills at a time
+	per := (n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	errs := make(chan error, 1)
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for lo := 0; lo < n; lo += chunk {
-		sem <- struct{}{}
+	for lo := 0; lo < n; lo += per {
 		wg.Go(func() {
-			defer func() { <-sem }()
 			buf := make([]byte, 48*1024)
-			for i := lo; i < min(n, lo+chunk); i += 1024 {
-				if _, err := rand.Read(buf); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-					return
-				}
-				for j := 0; j < 1024 && i+j < n; j++ {
+			for i := lo; i < min(n, lo+per); i += 1024 {
+				rand.Read(buf) // crypto/rand: never fails, fills buf
+				for j := 0; j < 1024 && i+j < min(n, lo+per); j++ {
 					v[i+j].SetBytes(buf[48*j : 48*j+48])
 				}
 			}
 		})
 	}
 	wg.Wait()
-	select {
-	case err := <-errs:
-		require.NoError(t, err)
-	default:
-	}
 	return v
 }
 
@@ -161,10 +147,7 @@ func TestHMSMMatchesCPU(t *testing.T) {
 		a, b, c := random(t, n), random(t, n), random(t, n)
 		pts := testPoints(t, n-1)
 		ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
-		h := ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0))
-		var want bls.G1Jac
-		_, err := want.MultiExp(pts, h, ecc.MultiExpConfig{})
-		require.NoError(t, err)
+		want := cpuG1(t, pts, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
 		got, _, _, err := be.HMSM(pts, a, b, c)
 		require.NoError(t, err)
 		require.True(t, want.Equal(&got), "h MSM 2^%d", k)
@@ -177,8 +160,6 @@ func TestHMSMMatchesCPU(t *testing.T) {
 func TestQueryMSMsMatchCPU(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
-	_, _, _, g2 := bls.Generators()
-	g2pts := bls.BatchScalarMultiplicationG2(&g2, random(t, 256))
 	for _, k := range sizes(t) {
 		if k > 20 {
 			continue
@@ -220,10 +201,7 @@ func TestQueryMSMsMatchCPU(t *testing.T) {
 			aS, bS := sel(inputs, nil, q.AAux), sel(inputs, q.BInput, q.BAux)
 			pts := testPoints(t, len(aux)+4) // B's selection starts one point in
 			q.L, q.A, q.BG1 = pts[:len(aux)], pts[:len(aS)], pts[1:1+len(bS)]
-			q.BG2 = make([]bls.G2Affine, len(bS))
-			for i := range q.BG2 {
-				q.BG2[i] = g2pts[i%len(g2pts)]
-			}
+			q.BG2 = testPointsG2(t, len(bS))
 			out, err := be.QueryMSMs(q)
 			require.NoError(t, err)
 			for name, c := range map[string]struct {
@@ -231,14 +209,10 @@ func TestQueryMSMsMatchCPU(t *testing.T) {
 				sc  []fr.Element
 				got bls.G1Jac
 			}{"l": {q.L, aux, out.L}, "a": {q.A, aS, out.A}, "b_g1": {q.BG1, bS, out.B1}} {
-				var want bls.G1Jac
-				_, err := want.MultiExp(c.pts, c.sc, ecc.MultiExpConfig{})
-				require.NoError(t, err)
+				want := cpuG1(t, c.pts, c.sc)
 				require.True(t, want.Equal(&c.got), "2^%d density %g: %s", k, density, name)
 			}
-			var want2 bls.G2Jac
-			_, err = want2.MultiExp(q.BG2, bS, ecc.MultiExpConfig{})
-			require.NoError(t, err)
+			want2 := cpuG2(t, q.BG2, bS)
 			require.True(t, want2.Equal(&out.B2), "2^%d density %g: b_g2", k, density)
 			be.Close()
 		}
@@ -291,33 +265,25 @@ func TestBenchTable(t *testing.T) {
 		n := 1 << k
 		ms, err := be.BenchNTT(n, 9)
 		require.NoError(t, err)
-		x := random(t, n)
-		if !benchCPU() {
-			fmt.Printf("| 2^%d | %.2f | — | — |\n", k, ms)
-			continue
+		cpuCol := "— | —"
+		if benchCPU() {
+			x, d := random(t, n), ntt.Domain(n)
+			cpuMs := elapsedMs(t, func() error { d.FFT(x, fft.DIF); return nil })
+			cpuCol = fmt.Sprintf("%.1f | %.0f×", cpuMs, cpuMs/ms)
 		}
-		d := ntt.Domain(n)
-		start := time.Now()
-		d.FFT(x, fft.DIF)
-		cpuMs := float64(time.Since(start).Microseconds()) / 1000
-		fmt.Printf("| 2^%d | %.2f | %.1f | %.0f× |\n", k, ms, cpuMs, cpuMs/ms)
+		fmt.Printf("| 2^%d | %.2f | %s |\n", k, ms, cpuCol)
 	}
 	for _, k := range []int{20, 24} {
 		n := 1 << k
 		a, b, c := random(t, n), random(t, n), random(t, n)
-		start := time.Now()
-		_, err := be.H(a, b, c)
-		require.NoError(t, err)
-		gpuMs := float64(time.Since(start).Microseconds()) / 1000
-		if !benchCPU() {
-			fmt.Printf("| h (7 NTTs + pointwise, host to host) 2^%d | %.1f | — | — |\n", k, gpuMs)
-			continue
+		gpuMs := elapsedMs(t, func() error { _, err := be.H(a, b, c); return err })
+		cpuCol := "— | —"
+		if benchCPU() {
+			a, b, c = random(t, n), random(t, n), random(t, n)
+			cpuMs := elapsedMs(t, func() error { ntt.H(a, b, c, runtime.GOMAXPROCS(0)); return nil })
+			cpuCol = fmt.Sprintf("%.1f | %.1f×", cpuMs, cpuMs/gpuMs)
 		}
-		a, b, c = random(t, n), random(t, n), random(t, n)
-		start = time.Now()
-		ntt.H(a, b, c, runtime.GOMAXPROCS(0))
-		cpuMs := float64(time.Since(start).Microseconds()) / 1000
-		fmt.Printf("| h (7 NTTs + pointwise, host to host) 2^%d | %.1f | %.1f | %.1f× |\n", k, gpuMs, cpuMs, cpuMs/gpuMs)
+		fmt.Printf("| h (7 NTTs + pointwise, host to host) 2^%d | %.1f | %s |\n", k, gpuMs, cpuCol)
 	}
 }
 
@@ -333,6 +299,33 @@ func testPoints(t *testing.T, n int) []bls.G1Affine {
 		out[i] = distinct[i%base]
 	}
 	return out
+}
+
+// testPointsG2 is testPoints for G2, with 1024 distinct points.
+func testPointsG2(t *testing.T, n int) []bls.G2Affine {
+	base := min(n, 1024)
+	_, _, _, g2 := bls.Generators()
+	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, base))
+	out := make([]bls.G2Affine, n)
+	for i := range out {
+		out[i] = distinct[i%base]
+	}
+	return out
+}
+
+// cpuG1 and cpuG2 are the references: gnark-crypto's MultiExp.
+func cpuG1(t *testing.T, pts []bls.G1Affine, sc []fr.Element) bls.G1Jac {
+	var r bls.G1Jac
+	_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	return r
+}
+
+func cpuG2(t *testing.T, pts []bls.G2Affine, sc []fr.Element) bls.G2Jac {
+	var r bls.G2Jac
+	_, err := r.MultiExp(pts, sc, ecc.MultiExpConfig{})
+	require.NoError(t, err)
+	return r
 }
 
 // scalarKinds are the scalar vectors every MSM is checked with: uniform,
@@ -386,9 +379,7 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 		n := 1 << k
 		pts := testPoints(t, n)
 		for name, sc := range scalarKinds(t, n) {
-			var want bls.G1Jac
-			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
+			want := cpuG1(t, pts, sc)
 			got, _, err := be.MSMG1(pts, sc)
 			require.NoError(t, err)
 			require.True(t, want.Equal(&got), "2^%d %s", k, name)
@@ -399,9 +390,7 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 			withInf[i].SetInfinity()
 		}
 		sc := random(t, n)
-		var want bls.G1Jac
-		_, err := want.MultiExp(withInf, sc, ecc.MultiExpConfig{})
-		require.NoError(t, err)
+		want := cpuG1(t, withInf, sc)
 		got, _, err := be.MSMG1(withInf, sc)
 		require.NoError(t, err)
 		require.True(t, want.Equal(&got), "2^%d with points at infinity", k)
@@ -418,25 +407,15 @@ func TestMSMInPassesMatchesCPU(t *testing.T) {
 	defer be.Close()
 	const k = 16
 	n := 1 << k
-	pts := testPoints(t, n)
-	_, _, _, g2 := bls.Generators()
-	g2pts := make([]bls.G2Affine, n)
-	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 256))
-	for i := range g2pts {
-		g2pts[i] = distinct[i%len(distinct)]
-	}
+	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
 	for _, limit := range []int{n / 4, 3 * n} {
 		t.Setenv("CUZK_CUDA_MSM_MAX_PAIRS", strconv.Itoa(limit))
 		for name, sc := range scalarKinds(t, n) {
-			var want bls.G1Jac
-			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
+			want := cpuG1(t, pts, sc)
 			got, _, err := be.MSMG1(pts, sc)
 			require.NoError(t, err)
 			require.True(t, want.Equal(&got), "G1 2^%d %s, %d pairs a pass", k, name, limit)
-			var want2 bls.G2Jac
-			_, err = want2.MultiExp(g2pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
+			want2 := cpuG2(t, g2pts, sc)
 			got2, _, err := be.MSMG2(g2pts, sc, 0)
 			require.NoError(t, err)
 			require.True(t, want2.Equal(&got2), "G2 2^%d %s, %d pairs a pass", k, name, limit)
@@ -470,14 +449,9 @@ func TestBenchMSM(t *testing.T) {
 		}
 		return gpuMs, cpuMs
 	})
-	_, _, _, g2 := bls.Generators()
-	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, 1024))
 	msmTable(t, "G2", g2Sizes, 22, func(n int, withCPU bool) (gpuMs, cpuMs float64) {
 		defer be.Close()
-		pts := make([]bls.G2Affine, n)
-		for i := 0; i < n; i += len(distinct) {
-			copy(pts[i:], distinct)
-		}
+		pts := testPointsG2(t, n)
 		gpuMs, err := be.BenchMSMG2(pts, 5)
 		require.NoError(t, err)
 		if withCPU {
@@ -525,20 +499,12 @@ func TestMSMG2MatchesCPU(t *testing.T) {
 			continue // the CPU reference is slow beyond
 		}
 		n := 1 << k
-		_, _, _, g2 := bls.Generators()
-		base := min(n, 1024)
-		distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, base))
-		pts := make([]bls.G2Affine, n)
-		for i := range pts {
-			pts[i] = distinct[i%base]
-		}
+		pts := testPointsG2(t, n)
 		for i := 0; i < n; i += 11 {
 			pts[i].SetInfinity()
 		}
 		for name, sc := range scalarKinds(t, n) {
-			var want bls.G2Jac
-			_, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			require.NoError(t, err)
+			want := cpuG2(t, pts, sc)
 			got, _, err := be.MSMG2(pts, sc, 0)
 			require.NoError(t, err)
 			require.True(t, want.Equal(&got), "G2 2^%d %s", k, name)
