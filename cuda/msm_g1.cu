@@ -22,13 +22,20 @@ extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* 
 // h computed on the device and fed straight into the H MSM: a, b, c go up
 // once, h never comes down.
 namespace {
+// check_h refuses a point set that is not on dev or too small for h of n
+// coefficients (before anything is copied).
+int check_h(const point_set<fp_t>* s, int dev, size_t n, char* err, size_t errlen) {
+    if (s->dev != dev) return fail(err, errlen, 1, "point set on device %d, h on device %d", s->dev, dev);
+    if (n < 2 || s->n < n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, n - 1);
+    return 0;
+}
+
 // h of x's a, b, c into the H MSM over s; ms[0] gets the milliseconds from
 // t0 to h, ms[1] those of the MSM.
 int h_msm(cuzk::abc_t* x, const void* consts, point_set<fp_t>* s, void* result, double* ms,
           std::chrono::steady_clock::time_point t0, char* err, size_t errlen) {
-    if (s->dev != x->dev) return fail(err, errlen, 1, "point set on device %d, h on device %d", s->dev, x->dev);
-    if (x->n < 2 || s->n < x->n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, x->n - 1);
-    int rc = cuzk::h_abc(x, consts, err, errlen);
+    int rc = check_h(s, x->dev, x->n, err, errlen);
+    if (!rc) rc = cuzk::h_abc(x, consts, err, errlen);
     auto t1 = std::chrono::steady_clock::now();
     if (!rc) rc = msm_device<fp_t>(s, (const fr_t*)x->dv[0], x->n - 1, static_cast<msm_result<fp_t>*>(result), err, errlen);
     auto t2 = std::chrono::steady_clock::now();
@@ -42,8 +49,7 @@ extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, 
                                   void* result, double* ms, char* err, size_t errlen) {
     point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
     if (!a || !b || !c || !consts || !s || !result || !ms) return fail(err, errlen, 1, "NULL argument");
-    if (s->dev != dev) return fail(err, errlen, 1, "point set on device %d, h on device %d", s->dev, dev);
-    if (n < 2 || s->n < n - 1) return fail(err, errlen, 1, "%zu points for h of %zu coefficients", s->n, n - 1);
+    if (int rc = check_h(s, dev, n, err, errlen)) return rc;
     CKR(cudaSetDevice(dev));
     auto t0 = std::chrono::steady_clock::now();
     void* hv[3] = {a, b, c};

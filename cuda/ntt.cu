@@ -312,9 +312,10 @@ void cuzk::abc_free(abc_t* x) {
 }
 
 int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
-    const size_t n = x->n;
-    int rc = check_args(x->dev, n, consts, err, errlen);
-    if (rc) return rc;
+    const size_t n = x->n;  // checked by abc_upload
+    if (!consts) return fail(err, errlen, 1, "consts is NULL");
+    CKR(cudaSetDevice(x->dev));
+    int rc = 0;
     if (!x->dv[1] || !x->dv[2]) return fail(err, errlen, 1, "h of these a, b, c was computed already");
     consts_t k;
     memcpy(&k, consts, sizeof k);

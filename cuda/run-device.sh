@@ -33,7 +33,11 @@
 # the partition proofs are then verified; default: a tiled key),
 # CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
 # CUZK_CUDA_DEVICE_PREP=0 (the partition bench with the prep on the host;
-# gpus.device_prep = false in the engine).
+# gpus.device_prep = false in the engine), VARIANT_SIZES (the variant
+# libraries' correctness sizes). For the test binary run by hand:
+# CUZK_CUDA_BENCH_CPU=0 (bench tables without the CPU columns),
+# CUZK_CUDA_BENCH_G1=k (the G1 MSM table at 2^k only, no G2: window sweeps),
+# CUZK_CUDA_MSM_MAX_PAIRS (pairs an MSM pass may hold: forces passes).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"

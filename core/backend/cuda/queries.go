@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/backend"
@@ -70,9 +71,7 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	b.ReleasePrefetch()
 	if len(aux) > 0 {
 		if s, err := b.uploadScalars(aux); err == nil {
-			b.preMu.Lock()
-			b.pre = &prefetch{key: &aux[0], n: len(aux), s: s}
-			b.preMu.Unlock()
+			swap(b, &b.pre, &prefetch{key: &aux[0], n: len(aux), s: s})
 		}
 	}
 	n := len(a)
@@ -83,19 +82,23 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	if call("abc upload", func(e *C.char) C.int {
 		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
 	}) == nil {
-		b.preMu.Lock()
-		b.abc = x
-		b.preMu.Unlock()
+		swap(b, &b.abc, x)
 	}
+}
+
+// swap puts v in a prefetch slot and returns what was there.
+func swap[T any](b *Backend, slot **T, v *T) *T {
+	b.preMu.Lock()
+	defer b.preMu.Unlock()
+	old := *slot
+	*slot = v
+	return old
 }
 
 // takeABC returns the prefetched copy of a, b, c (nil if that is not what
 // was prefetched; another prefetch is freed).
 func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
-	b.preMu.Lock()
-	x := b.abc
-	b.abc = nil
-	b.preMu.Unlock()
+	x := swap(b, &b.abc, nil)
 	if x == nil {
 		return nil
 	}
@@ -118,10 +121,7 @@ func (b *Backend) ReleasePrefetch() {
 // takePrefetch returns the prefetched copy of aux (nil if that is not what
 // was prefetched; another prefetch is freed).
 func (b *Backend) takePrefetch(aux []fr.Element) *scalars {
-	b.preMu.Lock()
-	p := b.pre
-	b.pre = nil
-	b.preMu.Unlock()
+	p := swap(b, &b.pre, nil)
 	if p == nil {
 		return nil
 	}
@@ -210,19 +210,25 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		return nil, err
 	}
 	defer aux.free()
-	if out.L, err = msmOn(b.g1, b.lib.msmG1Res, q.L, aux); err != nil {
-		return nil, fmt.Errorf("cuda: l: %w", err)
+	// g1 runs one G1 query MSM, timed as out.Times[i]
+	g1 := func(i int, name string, pts []bls.G1Affine, s *scalars, dst *bls.G1Jac) (err error) {
+		if *dst, err = msmOn(b.g1, b.lib.msmG1Res, pts, s); err != nil {
+			return fmt.Errorf("cuda: %s: %w", name, err)
+		}
+		lap(i)
+		return nil
 	}
-	lap(0)
+	if err = g1(0, "l", q.L, aux, &out.L); err != nil {
+		return nil, err
+	}
 	a, err := b.selectScalars(aux, q.Inputs, q.AAux)
 	if err != nil {
 		return nil, err
 	}
 	defer a.free()
-	if out.A, err = msmOn(b.g1, b.lib.msmG1Res, q.A, a); err != nil {
-		return nil, fmt.Errorf("cuda: a: %w", err)
+	if err = g1(1, "a", q.A, a, &out.A); err != nil {
+		return nil, err
 	}
-	lap(1)
 	var head []fr.Element
 	for i := range q.Inputs {
 		if q.BInput.Get(i) {
@@ -234,10 +240,9 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		return nil, err
 	}
 	defer bs.free()
-	if out.B1, err = msmOn(b.g1, b.lib.msmG1Res, q.BG1, bs); err != nil {
-		return nil, fmt.Errorf("cuda: b_g1: %w", err)
+	if err = g1(2, "b_g1", q.BG1, bs, &out.B1); err != nil {
+		return nil, err
 	}
-	lap(2)
 	if q.BG2 != nil {
 		if out.B2, err = msmOn(b.g2, b.lib.msmG2Res, q.BG2, bs); err != nil {
 			return nil, fmt.Errorf("cuda: b_g2: %w", err)
