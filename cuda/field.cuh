@@ -13,9 +13,10 @@
 // The carry primitives have a host emulation, so cuda/hosttest.cpp checks
 // this exact code with g++ on machines without a GPU (make test runs it).
 // The default splits each row into even-limb and odd-limb accumulators (two
-// independent chains, below); CUZK_SERIAL_MUL selects the single-chain
-// version, CUZK_PLAIN_MUL the C version with 64-bit products (both kept for
-// comparisons on the GPU).
+// independent chains) whose register pairs stay aligned (below);
+// CUZK_EVENODD_MUL selects kernel v6's even/odd version, CUZK_SERIAL_MUL
+// v5's single chain, CUZK_PLAIN_MUL the C version with 64-bit products (all
+// kept for comparisons on the GPU).
 #pragma once
 #include <stdint.h>
 
@@ -104,15 +105,16 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
     for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
-#if defined(CUZK_ALIGNED_MUL)
-// Experiment (-DCUZK_ALIGNED_MUL, written after session 3's runs, cuda/NOTES.md):
-// the even/odd product below with its two accumulators indexed by absolute
-// limb (P[k], Q[k] both weigh 2^(32k), divided by 2^(32i) after row i), P
+#if !defined(CUZK_EVENODD_MUL) && !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
+// The default since kernel v7 (session 4, cuda/NOTES.md: the G1 MSM at 2^24
+// 212 → 168 ms on the H200, its accumulation 185 → 146 ms): the even/odd
+// product below with its two accumulators indexed by absolute limb (P[k],
+// Q[k] both weigh 2^(32k), divided by 2^(32i) after row i), P
 // taking every pair that starts at an even limb and Q every pair that starts
 // at an odd one: row i's even-j products go to P when i is even, to Q when
 // it is odd, and the odd-j products the other way. A 64-bit multiply-add
 // writes an aligned register pair, and here each array's pairs are the same
-// in every row; in the default version X's pairs shift by one limb a row,
+// in every row; in v6's version X's pairs shift by one limb a row,
 // and its SASS (sm_80) spends ~5,700 moves on realigning them in the
 // accumulation kernel, beside ~6,600 wide multiply-adds.
 template <int N>
@@ -170,8 +172,9 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
     return out;
 }
 #elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
-// The default since kernel v6 (cuda/NOTES.md: the G1 accumulation 262 →
-// 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version below): the same CIOS
+// Kernel v6's multiplier (-DCUZK_EVENODD_MUL; cuda/NOTES.md: the G1
+// accumulation 262 → 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version
+// below): the same CIOS
 // with the products of even-indexed and of odd-indexed limbs in two
 // accumulators X and Y. The lo and hi halves of a_j·b_i land on limbs j
 // and j+1, so the even j fill X's limbs 0..N−1 once each and the odd j

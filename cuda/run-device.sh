@@ -5,17 +5,18 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [serialmul] [alignedmul] [msmvariant] [nttvariant]
-#                             [profile] [sanitize]
+#                             [evenodd] [serialmul] [blocks2] [msmvariant]
+#                             [nttvariant] [sweep] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `serialmul` and `alignedmul` build a second library with another
-# multiplier (kernel v5's single chain; the even/odd one with aligned
-# register pairs), check it (VARIANT_SIZES, default 10,16,20) and time it
-# (msm phases in the log), `msmvariant` runs
+# `evenodd`, `serialmul` and `blocks2` build a second library (kernel v6's
+# even/odd multiplier; v5's single chain; the accumulation at 2 blocks a
+# multiprocessor, up to 255 registers), check it (VARIANT_SIZES, default
+# 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
+# at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
@@ -50,13 +51,15 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
-# Other multipliers in second libraries, for comparisons: serialmul is
-# kernel v5's single chain (128 registers), alignedmul the even/odd product
-# with register-aligned pairs (cuda/field.cuh, CUZK_ALIGNED_MUL).
+# Second libraries, for comparisons (cuda/field.cuh, cuda/msm.cuh): evenodd
+# is kernel v6's multiplier, serialmul v5's single chain (128 registers),
+# blocks2 the default with the accumulation at 2 blocks a multiprocessor.
+variants="evenodd serialmul blocks2"
 variant_flags() {
   case $1 in
+    evenodd) echo "-DCUZK_EVENODD_MUL" ;;
     serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
-    alignedmul) echo "-DCUZK_ALIGNED_MUL" ;;
+    blocks2) echo "-DSUBSUM_BLOCKS=2" ;;
   esac
 }
 build_variant() {
@@ -65,11 +68,9 @@ build_variant() {
   mkdir -p "$out/$1" && cp "build/$1/libcuzk_cuda.so" "$out/$1/" 2>/dev/null
 }
 declare -A variant_pid=()
-if has build; then
-  for v in serialmul alignedmul; do
-    if has $v; then build_variant $v & variant_pid[$v]=$!; fi  # beside the main build: four units each, 16 cores
-  done
-fi
+for v in $variants; do  # in the background from the start: four units each, 16 cores
+  if has $v && { has build || [ ! -f build/$v/libcuzk_cuda.so ]; }; then build_variant $v & variant_pid[$v]=$!; fi
+done
 if has build; then
   start=$(date +%s)
   make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
@@ -92,15 +93,22 @@ if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
-for v in serialmul alignedmul; do
+for v in $variants; do
   has $v || continue
-  if [ -n "${variant_pid[$v]:-}" ]; then wait "${variant_pid[$v]}"; elif [ ! -f build/$v/libcuzk_cuda.so ]; then build_variant $v; fi
+  [ -n "${variant_pid[$v]:-}" ] && wait "${variant_pid[$v]}"
   CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
     -test.run 'NTT|HMatches|HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/$v-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/$v-correctness.log" || status=1
   CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
     -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/$v-bench.log" | grep -E '^\||FAIL|Error' || status=1
 done
+if has sweep; then
+  for c in ${SWEEP_C:-15 17}; do
+    echo "window bits $c" | tee -a "$out/sweep.log"
+    CUZK_CUDA_MSM_C=$c CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=24 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v \
+      -test.count=1 -test.run 'BenchMSM' 2>&1 | tee -a "$out/sweep.log" | grep -E '^\||FAIL|Error' || status=1
+  done
+fi
 if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
     | tee "$out/msmvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true

@@ -72,9 +72,9 @@ func randFp(t *testing.T) fp.Element {
 }
 
 func TestHostArithField(t *testing.T) {
-	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("aligned even/odd pairs", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
-	t.Run("aligned even/odd pairs", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_ALIGNED_MUL")) })
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
 }
 
@@ -225,9 +225,9 @@ func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, n
 }
 
 func TestHostArithCurve(t *testing.T) {
-	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("aligned even/odd pairs", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
-	t.Run("aligned even/odd pairs", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_ALIGNED_MUL")) })
 }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
