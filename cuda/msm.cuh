@@ -13,10 +13,12 @@
 //      digit 0 dropped;
 //   2. pairs sorted by key (CUB radix sort), then run-length encoded into
 //      buckets;
-//   3. buckets split into sub-buckets of at most SUB points, so that a
-//      skewed distribution (all scalars 1, or all equal) spreads over
-//      threads; one thread sums a sub-bucket with mixed additions in XYZZ
-//      coordinates, then a log-depth tree sums each bucket's sub-buckets;
+//   3. the sorted pairs cut into cells of SUB, and each bucket into pieces
+//      at the cells' edges, so that every thread adds SUB points whatever
+//      the buckets' sizes and a skewed distribution (all scalars 1, or all
+//      equal) spreads over threads; one thread sums a cell's pieces with
+//      mixed additions in XYZZ coordinates, then a log-depth tree sums each
+//      bucket's pieces;
 //   4. per window Σ j·B_j by running sums over SEG segments in parallel;
 //   5. windows combined by Horner's rule.
 // The tests compare every result with gnark-crypto's MultiExp.
@@ -53,7 +55,7 @@ struct dmem {
     T* as() { return static_cast<T*>(p); }
 };
 
-const uint32_t SUB = 256;  // points per sub-bucket
+const uint32_t SUB = 256;  // pairs a cell (one accumulating thread)
 const int SEG = 4096;      // running-sum segments per window (reduced by k_windows' threads)
 const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point
@@ -123,28 +125,42 @@ __global__ void k_pairs(const fr_t* s, const uint32_t* idx, size_t m, int c, int
         for (int w = 0; w < nwg; w++) vals[(size_t)w * m + t] ^= SIGN;
 }
 
-__global__ void k_subcount(const uint32_t* counts, const uint32_t* uniq, const int* nruns, uint32_t* sub) {
+// Pieces: each bucket (offset o, count k in the sorted pairs) is cut at
+// every multiple of SUB inside it, so that the sorted pairs fall into cells
+// of SUB pairs (the last one shorter), each cell holding whole pieces. One
+// thread sums one cell (k_subsum): every thread adds SUB points, whatever
+// the buckets' sizes (cutting each bucket into SUB-long sub-buckets left a
+// short last one in about every other bucket at 2^24: 81% of a warp's
+// threads active, measured by Nsight Compute).
+__global__ void k_subcount(const uint32_t* counts, const uint32_t* offs, const uint32_t* uniq, const int* nruns,
+                           uint32_t* sub) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= *nruns) return;
-    sub[b] = uniq[b] == SKIP ? 0 : (counts[b] + SUB - 1) / SUB;
+    const uint32_t o = offs[b], k = counts[b];
+    sub[b] = uniq[b] == SKIP || k == 0 ? 0 : (o + k - 1) / SUB - o / SUB + 1;
 }
 
+// Piece descriptors (start, length, owning bucket) and each cell's first
+// piece (the one starting at the cell's first pair).
 __global__ void k_subdesc(const uint32_t* counts, const uint32_t* offs, const uint32_t* sub, const uint32_t* suboff,
-                          const int* nruns, uint32_t* start, uint32_t* len, uint32_t* owner) {
+                          const int* nruns, uint32_t* start, uint32_t* len, uint32_t* owner, uint32_t* cellfirst) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= *nruns) return;
+    const uint32_t o = offs[b], end = o + counts[b];
     for (uint32_t s = 0; s < sub[b]; s++) {
-        uint32_t first = s * SUB;
-        start[suboff[b] + s] = offs[b] + first;
-        len[suboff[b] + s] = min(SUB, counts[b] - first);
-        owner[suboff[b] + s] = b;
+        const uint32_t first = s == 0 ? o : (o / SUB + s) * SUB;
+        const uint32_t piece = suboff[b] + s;
+        start[piece] = first;
+        len[piece] = min(end, (first / SUB + 1) * SUB) - first;
+        owner[piece] = b;
+        if (first % SUB == 0) cellfirst[first / SUB] = piece;
     }
 }
 
-// One round of the tree reduction of each bucket's sub-bucket sums:
+// One round of the tree reduction of each bucket's piece sums:
 // partial[l] += partial[l + stride] for l a multiple of 2·stride inside the
-// bucket. log2(max sub-buckets) rounds leave each bucket's sum in its first
-// sub-bucket, so a skewed bucket (all scalars 1: n/SUB sub-buckets) costs
+// bucket. log2(max pieces) rounds leave each bucket's sum in its first
+// piece, so a skewed bucket (all scalars 1: ~n/SUB pieces) costs
 // log2 rounds instead of a long serial chain.
 template <class F>
 __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_t* suboff, uint32_t total,
@@ -155,37 +171,47 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
     if (l % (2 * stride) == 0 && l + stride < sub[b]) partial[j] = pt_add(partial[j], partial[j + stride]);
 }
 
-// One thread a sub-bucket, accumulating in XYZZ coordinates (madd-2008-s:
-// 10 multiplications an addition against 11 in Jacobian). 128 threads and
-// at least SUBSUM_BLOCKS (3) blocks per multiprocessor cap registers at
+// One thread a cell of SUB sorted pairs (above), accumulating in XYZZ
+// coordinates (madd-2008-s: 10 multiplications an addition against 11 in
+// Jacobian) and writing each piece's sum where the piece ends. 128 threads
+// and at least SUBSUM_BLOCKS (3) blocks per multiprocessor cap registers at
 // 168 a thread: the even/odd multiplier spills at 128 (4 blocks).
 #ifndef SUBSUM_BLOCKS
 #define SUBSUM_BLOCKS 3
 #endif
 template <class F>
-__global__ void __launch_bounds__(128, SUBSUM_BLOCKS) k_subsum(const uint32_t* start, const uint32_t* len, uint32_t total, const uint32_t* vals,
-                         const affine_t<F>* pts, jac_t<F>* partial) {
+__global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
+    k_subsum(const uint32_t* start, const uint32_t* len, const uint32_t* cellfirst, uint32_t ncell, uint32_t valid,
+             const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= total) return;
+    if (j >= ncell) return;
+    uint32_t piece = cellfirst[j];
+    const uint32_t first = j * SUB, end = min(valid, first + SUB);
+    uint32_t pend = start[piece] + len[piece];
     xyzz_t<F> acc = xyzz_infinity<F>();
-    const uint32_t* v = vals + start[j];
-    const uint32_t m = len[j];
     // the next point's load is issued before this point's addition
-    uint32_t cur = v[0];
+    uint32_t cur = vals[first];
     affine_t<F> p = pts[cur & ~SIGN];
-    for (uint32_t t = 0; t < m; t++) {
-        uint32_t nxt = t + 1 < m ? v[t + 1] : cur;
+    for (uint32_t t = first; t < end; t++) {
+        uint32_t nxt = t + 1 < end ? vals[t + 1] : cur;
         affine_t<F> q = pts[nxt & ~SIGN];
         if (cur & SIGN) p = pt_neg(p);
         acc = xyzz_add_mixed(acc, p);
+        if (t + 1 == pend) {  // the piece ends: its sum, and the next piece
+            partial[piece] = xyzz_to_jac(acc);
+            acc = xyzz_infinity<F>();
+            if (t + 1 < end) {
+                piece++;
+                pend = start[piece] + len[piece];
+            }
+        }
         p = q;
         cur = nxt;
     }
-    partial[j] = xyzz_to_jac(acc);
 }
 
 // Experiment (CUZK_CUDA_MSM_VARIANT=1, cuda/NOTES.md): each thread sums
-// the two halves of its sub-bucket as two independent chains, so that the
+// the two halves of a piece as two independent chains, so that the
 // scheduler can interleave their carry chains (ILP instead of occupancy:
 // up to 255 registers, 2 blocks of 128 a multiprocessor).
 template <class F>
@@ -302,7 +328,7 @@ struct point_set {
 // running sums ~2·2^(c−1) additions per window (signed digits), so large
 // windows pay off up to c = 16 at 2^24 (c = 15 unsigned was the measured
 // optimum of the previous version, cuda/NOTES.md). A narrow top window
-// crowds many points into each of its buckets; the sub-bucket tree
+// crowds many points into each of its buckets; the pieces' tree
 // (k_tree) keeps that cheap.
 int window_bits(size_t n) {
     static const int forced = [] {  // experiments (bench driver), read once
@@ -346,13 +372,13 @@ struct phases {
 
 // msm on device-resident points and scalars (regular form computed here).
 // The pairs one pass may hold: their scratch is ~32 bytes a pair (keys and
-// values twice, the sort's temporary storage, the sub-bucket sums), given
+// values twice, the sort's temporary storage, the pieces' sums), given
 // 3/4 of the free device memory; CUZK_CUDA_MSM_MAX_PAIRS lowers it (the
 // tests force several passes with it).
 size_t max_pairs() {
     const char* e = getenv("CUZK_CUDA_MSM_MAX_PAIRS");  // read each call: a test sets it for some MSMs
     const size_t forced = e ? (size_t)strtoull(e, nullptr, 10) : 0;
-    size_t cap = (1ull << 32) - 1, freeb = 0, total = 0;
+    size_t cap = (1ull << 32) - 4 * SUB, freeb = 0, total = 0;  // cells' edges stay below 2^32
     if (cudaMemGetInfo(&freeb, &total) == cudaSuccess)
         cap = std::min(cap, freeb / 4 * 3 / 32);
     else
@@ -408,34 +434,38 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     dmem tmp2;
     CKR(cudaMalloc(&tmp2.p, t3 + 16));
     CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, d_counts, offs.as<uint32_t>(), runs));
-    k_subcount<<<blocks(runs), THREADS>>>(d_counts, d_uniq, nruns.as<int>(), sub.as<uint32_t>());
+    k_subcount<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), d_uniq, nruns.as<int>(), sub.as<uint32_t>());
     CKR(cudaGetLastError());
     CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, sub.as<uint32_t>(), suboff.as<uint32_t>(), runs));
-    uint32_t last_off = 0, last_sub = 0;
-    if (runs > 0) {
-        CKR(cudaMemcpy(&last_off, suboff.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
-        CKR(cudaMemcpy(&last_sub, sub.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
-    }
-    uint32_t total = last_off + last_sub;
+    uint32_t last_off = 0, last_sub = 0, last_key = 0, last_count = 0;
+    CKR(cudaMemcpy(&last_off, suboff.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_sub, sub.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_key, d_uniq + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_count, d_counts + runs - 1, 4, cudaMemcpyDeviceToHost));
+    const uint32_t total = last_off + last_sub;                                   // pieces
+    const uint32_t valid = (uint32_t)np - (last_key == SKIP ? last_count : 0);  // the skipped pairs sort last
+    const uint32_t ncell = (uint32_t)(((size_t)valid + SUB - 1) / SUB);
     ph.mark("buckets");
-    dmem sstart, slen, owner, partial, buckets, segs, win;
+    dmem sstart, slen, owner, cellfirst, partial, buckets, segs, win;
     CKR(cudaMalloc(&owner.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
     CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
+    CKR(cudaMalloc(&cellfirst.p, (size_t)(ncell + 1) * 4));
     CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(jac_t<F>)));
     k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
-                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>());
+                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>(),
+                                          cellfirst.as<uint32_t>());
     CKR(cudaGetLastError());
     if (total > 0 && msm_variant() == 1)
         k_subsum2<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
                                                 set->pts, partial.as<jac_t<F>>());
     else if (total > 0)
-        k_subsum<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
-                                               set->pts, partial.as<jac_t<F>>());
+        k_subsum<<<(ncell + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), cellfirst.as<uint32_t>(), ncell,
+                                               valid, vals2.as<uint32_t>(), set->pts, partial.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("accumulate");
     if (total > 0) {
-        // the largest bucket's sub-bucket count bounds the tree's rounds
+        // the largest bucket's piece count bounds the tree's rounds
         dmem maxsub, tmp3;
         size_t t4 = 0;
         CKR(cudaMalloc(&maxsub.p, 4));
