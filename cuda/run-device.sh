@@ -5,16 +5,16 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [evenodd] [serialmul] [blocks2] [msmvariant]
+#                             [evenodd] [serialmul] [blocks3] [msmvariant]
 #                             [nttvariant] [sweep] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd`, `serialmul` and `blocks2` build a second library (kernel v6's
-# even/odd multiplier; v5's single chain; the accumulation at 2 blocks a
-# multiprocessor, up to 255 registers), check it (VARIANT_SIZES, default
+# `evenodd`, `serialmul` and `blocks3` build a second library (kernel v6's
+# even/odd multiplier; v5's single chain; the accumulation at 3 blocks a
+# multiprocessor, 168 registers), check it (VARIANT_SIZES, default
 # 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
 # at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
@@ -53,13 +53,13 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 } 2>&1 | tee "$out/machine.txt"
 # Second libraries, for comparisons (cuda/field.cuh, cuda/msm.cuh): evenodd
 # is kernel v6's multiplier, serialmul v5's single chain (128 registers),
-# blocks2 the default with the accumulation at 2 blocks a multiprocessor.
-variants="evenodd serialmul blocks2"
+# blocks3 the default with the accumulation at 3 blocks a multiprocessor.
+variants="evenodd serialmul blocks3"
 variant_flags() {
   case $1 in
     evenodd) echo "-DCUZK_EVENODD_MUL" ;;
     serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
-    blocks2) echo "-DSUBSUM_BLOCKS=2" ;;
+    blocks3) echo "-DSUBSUM_BLOCKS=3" ;;
   esac
 }
 build_variant() {
