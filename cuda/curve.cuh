@@ -44,6 +44,46 @@ __device__ __forceinline__ void f_set_zero(fp_t& o) {
     for (int i = 0; i < 12; i++) o.v[i] = 0;
 }
 
+// ---- the bucket accumulation's Fp operations (fl_*) ----
+// Experiment -DCUZK_LAZY (with the default multiplier): the accumulator's
+// coordinates stay below 2p instead of p — products skip their final
+// subtraction, sums and differences are taken mod 2p, zero is 0 or p — and
+// are made canonical (fl_canon) before they leave the accumulation
+// (xyzz_to_jac, xyzz_double). Without it the fl_* are the usual operations.
+#if defined(CUZK_LAZY) && defined(CUZK_HAS_LAZY_MUL)
+static __device__ __constant__ uint32_t FP_2P[12] = {0xffff5556u, 0x73fdffffu, 0x62a7ffffu, 0x3d57fffdu,
+                                                     0xed61ec48u, 0xce61a541u, 0xe70a257eu, 0xc8ee9709u,
+                                                     0x869759aeu, 0x96374f6cu, 0x72ffcd34u, 0x340223d4u};
+__device__ __forceinline__ fp_t fl_mul(const fp_t& a, const fp_t& b) {
+    return mont_mul<12, true>(a, b, FP_P, FP_PINV);
+}
+__device__ __forceinline__ fp_t fl_sqr(const fp_t& a) { return mont_mul<12, true>(a, a, FP_P, FP_PINV); }
+__device__ __forceinline__ fp_t fl_add(const fp_t& a, const fp_t& b) { return mod_add<12>(a, b, FP_2P); }
+__device__ __forceinline__ fp_t fl_sub(const fp_t& a, const fp_t& b) { return mod_sub<12>(a, b, FP_2P); }
+__device__ __forceinline__ fp_t fl_canon(const fp_t& a) {
+    fp_t r;
+    reduce_once<12>(r.v, a.v, FP_P);
+    return r;
+}
+__device__ __forceinline__ bool fl_is_zero(const fp_t& a) {
+    uint32_t z = 0, e = 0;  // a = 0, a = p
+#pragma unroll
+    for (int i = 0; i < 12; i++) {
+        z |= a.v[i];
+        e |= a.v[i] ^ FP_P[i];
+    }
+    return z == 0 || e == 0;
+}
+#else
+__device__ __forceinline__ fp_t fl_mul(const fp_t& a, const fp_t& b) { return f_mul(a, b); }
+__device__ __forceinline__ fp_t fl_sqr(const fp_t& a) { return f_sqr(a); }
+__device__ __forceinline__ fp_t fl_add(const fp_t& a, const fp_t& b) { return f_add(a, b); }
+__device__ __forceinline__ fp_t fl_sub(const fp_t& a, const fp_t& b) { return f_sub(a, b); }
+__device__ __forceinline__ fp_t fl_canon(const fp_t& a) { return a; }
+__device__ __forceinline__ bool fl_is_zero(const fp_t& a) { return f_is_zero(a); }
+#endif
+__device__ __forceinline__ fp_t fl_dbl(const fp_t& a) { return fl_add(a, a); }
+
 // ---- Fp2 = Fp[u]/(u^2 + 1): c0 + c1·u, gnark-crypto's E2{A0, A1} ----
 struct fp2_t {
     fp_t c0, c1;
@@ -79,6 +119,15 @@ __device__ __forceinline__ void f_set_zero(fp2_t& o) {
     f_set_zero(o.c0);
     f_set_zero(o.c1);
 }
+
+// Fp2's accumulation operations are the usual ones (canonical values).
+__device__ __forceinline__ fp2_t fl_mul(const fp2_t& a, const fp2_t& b) { return f_mul(a, b); }
+__device__ __forceinline__ fp2_t fl_sqr(const fp2_t& a) { return f_sqr(a); }
+__device__ __forceinline__ fp2_t fl_add(const fp2_t& a, const fp2_t& b) { return f_add(a, b); }
+__device__ __forceinline__ fp2_t fl_sub(const fp2_t& a, const fp2_t& b) { return f_sub(a, b); }
+__device__ __forceinline__ fp2_t fl_dbl(const fp2_t& a) { return f_dbl(a); }
+__device__ __forceinline__ fp2_t fl_canon(const fp2_t& a) { return a; }
+__device__ __forceinline__ bool fl_is_zero(const fp2_t& a) { return f_is_zero(a); }
 
 // ---- points over F (fp_t: G1, fp2_t: G2) ----
 template <class F>
@@ -228,9 +277,16 @@ __device__ __forceinline__ xyzz_t<F> xyzz_infinity() {
     return r;
 }
 
-// dbl-2008-s
+// The canonical coordinates of an accumulator (fl_canon).
 template <class F>
-__device__ __forceinline__ xyzz_t<F> xyzz_double(const xyzz_t<F>& p) {
+__device__ __forceinline__ xyzz_t<F> xyzz_canon(const xyzz_t<F>& p) {
+    return {fl_canon(p.x), fl_canon(p.y), fl_canon(p.zz), fl_canon(p.zzz)};
+}
+
+// dbl-2008-s (of an accumulator: its coordinates made canonical first)
+template <class F>
+__device__ __forceinline__ xyzz_t<F> xyzz_double(const xyzz_t<F>& acc) {
+    const xyzz_t<F> p = xyzz_canon(acc);
     if (f_is_zero(p.zz)) return p;
     F U = f_dbl(p.y), V = f_sqr(U), W = f_mul(U, V), S = f_mul(p.x, V);
     F X2 = f_sqr(p.x), M = f_add(f_dbl(X2), X2);
@@ -242,11 +298,12 @@ __device__ __forceinline__ xyzz_t<F> xyzz_double(const xyzz_t<F>& p) {
     return r;
 }
 
-// madd-2008-s: p + a
+// madd-2008-s: p + a, in the accumulation's operations (fl_*: with
+// -DCUZK_LAZY the result's coordinates are below 2p, not canonical).
 template <class F>
 __device__ __forceinline__ xyzz_t<F> xyzz_add_mixed(const xyzz_t<F>& p, const affine_t<F>& a) {
     if (pt_is_inf(a)) return p;
-    if (f_is_zero(p.zz)) {
+    if (fl_is_zero(p.zz)) {
         xyzz_t<F> r;
         r.x = a.x;
         r.y = a.y;
@@ -254,10 +311,10 @@ __device__ __forceinline__ xyzz_t<F> xyzz_add_mixed(const xyzz_t<F>& p, const af
         f_set_one(r.zzz);
         return r;
     }
-    F P = f_sub(f_mul(a.x, p.zz), p.x);
-    F R = f_sub(f_mul(a.y, p.zzz), p.y);
-    if (f_is_zero(P)) {
-        if (!f_is_zero(R)) return xyzz_infinity<F>();
+    F P = fl_sub(fl_mul(a.x, p.zz), p.x);
+    F R = fl_sub(fl_mul(a.y, p.zzz), p.y);
+    if (fl_is_zero(P)) {
+        if (!fl_is_zero(R)) return xyzz_infinity<F>();
         xyzz_t<F> q;  // p = a: double it
         q.x = a.x;
         q.y = a.y;
@@ -265,18 +322,19 @@ __device__ __forceinline__ xyzz_t<F> xyzz_add_mixed(const xyzz_t<F>& p, const af
         f_set_one(q.zzz);
         return xyzz_double(q);
     }
-    F PP = f_sqr(P), PPP = f_mul(P, PP), Q = f_mul(p.x, PP);
+    F PP = fl_sqr(P), PPP = fl_mul(P, PP), Q = fl_mul(p.x, PP);
     xyzz_t<F> r;
-    r.x = f_sub(f_sub(f_sqr(R), PPP), f_dbl(Q));
-    r.y = f_sub(f_mul(R, f_sub(Q, r.x)), f_mul(p.y, PPP));
-    r.zz = f_mul(p.zz, PP);
-    r.zzz = f_mul(p.zzz, PPP);
+    r.x = fl_sub(fl_sub(fl_sqr(R), PPP), fl_dbl(Q));
+    r.y = fl_sub(fl_mul(R, fl_sub(Q, r.x)), fl_mul(p.y, PPP));
+    r.zz = fl_mul(p.zz, PP);
+    r.zzz = fl_mul(p.zzz, PPP);
     return r;
 }
 
 // To Jacobian: (X·ZZ², Y·ZZZ², ZZZ), since ZZZ²/ZZ = ZZ² when ZZ³ = ZZZ².
 template <class F>
-__device__ __forceinline__ jac_t<F> xyzz_to_jac(const xyzz_t<F>& p) {
+__device__ __forceinline__ jac_t<F> xyzz_to_jac(const xyzz_t<F>& acc) {
+    const xyzz_t<F> p = xyzz_canon(acc);
     if (f_is_zero(p.zz)) return pt_infinity<F>();
     jac_t<F> r;
     r.x = f_mul(p.x, f_sqr(p.zz));

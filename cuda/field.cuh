@@ -117,7 +117,10 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
 // in every row; in v6's version X's pairs shift by one limb a row,
 // and its SASS (sm_80) spends ~5,700 moves on realigning them in the
 // accumulation kernel, beside ~6,600 wide multiply-adds.
-template <int N>
+// Lazy (the experiment -DCUZK_LAZY, curve.cuh): the result is left below
+// 2p, without the final subtraction, for inputs below 2p — (a·b + m·p)/R <
+// (4p² + R·p)/R < 2p because 4p < R = 2^(32N) for both moduli.
+template <int N, bool Lazy = false>
 __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
                                              uint32_t pinv) {
     static_assert(N % 2 == 0, "even limb count");
@@ -168,9 +171,15 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
 #pragma unroll
     for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
     felem<N> out;
-    reduce_once<N>(out.v, r, p);
+    if (Lazy) {
+#pragma unroll
+        for (int k = 0; k < N; k++) out.v[k] = r[k];
+    } else {
+        reduce_once<N>(out.v, r, p);
+    }
     return out;
 }
+#define CUZK_HAS_LAZY_MUL 1
 #elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
 // Kernel v6's multiplier (-DCUZK_EVENODD_MUL; cuda/NOTES.md: the G1
 // accumulation 262 → 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version

@@ -10,6 +10,9 @@
 //              twice the XYZZ sum
 //   op 12      signed digits: scalar (32 bytes, Montgomery), u32 c (8-24)
 //              -> u32 negated, u32 nw, 32 int32 digits
+//   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
+//              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
+//              a − b, canonical a (48 bytes each), u32 a is zero
 // Build: g++ -O1 -std=c++17 -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +99,16 @@ int main() {
                 put(&neg, 4);
                 put(&nw, 4);
                 put(d, sizeof d);
+                break;
+            }
+            case 13: {
+                fp_t a, b;
+                ok = get(&a, 48) && get(&b, 48);
+                if (!ok) break;
+                fp_t r[5] = {fl_mul(a, b), fl_sqr(a), fl_add(a, b), fl_sub(a, b), fl_canon(a)};
+                uint32_t z = fl_is_zero(a);
+                put(r, sizeof r);
+                put(&z, 4);
                 break;
             }
             default:

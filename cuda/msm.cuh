@@ -43,12 +43,21 @@ using cuzk::blocks;
 using cuzk::fail;
 using cuzk::THREADS;
 
-// dmem owns a device allocation.
+// dmem owns a device allocation: an MSM's scratch, from the stream-ordered
+// pool with CUZK_CUDA_MSM_POOL=1 (common.cuh), else from cudaMalloc.
 struct dmem {
     void* p = nullptr;
-    ~dmem() { cudaFree(p); }
+    bool pooled = false;
+    ~dmem() { release(); }
+    cudaError_t alloc(size_t n) {
+        pooled = cuzk::msm_pool() && cuzk::device_pool() != nullptr;
+        return pooled ? cudaMallocAsync(&p, n, 0) : cudaMalloc(&p, n);
+    }
     void release() {  // early, for room (cudaFree waits for the kernels using it)
-        cudaFree(p);
+        if (p && pooled)
+            cudaFreeAsync(p, 0);
+        else if (p)
+            cudaFree(p);
         p = nullptr;
     }
     template <typename T>
@@ -382,7 +391,7 @@ size_t max_pairs() {
     const size_t forced = e ? (size_t)strtoull(e, nullptr, 10) : 0;
     size_t cap = (1ull << 32) - 4 * SUB, freeb = 0, total = 0;  // cells' edges stay below 2^32
     if (cudaMemGetInfo(&freeb, &total) == cudaSuccess)
-        cap = std::min(cap, freeb / 4 * 3 / 32);
+        cap = std::min(cap, (freeb + cuzk::pool_idle()) / 4 * 3 / 32);
     else
         cudaGetLastError();  // unknown: one pass, as before
     if (forced > 0) cap = std::min(cap, forced);
@@ -398,10 +407,10 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
              int c, int nw, int w0, int nwg, jac_t<F>* out_w, phases& ph, char* err, size_t errlen) {
     const size_t np = (size_t)nwg * m + n1;
     dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
-    CKR(cudaMalloc(&keys.p, np * 4));
-    CKR(cudaMalloc(&vals.p, np * 4));
-    CKR(cudaMalloc(&keys2.p, np * 4));
-    CKR(cudaMalloc(&vals2.p, np * 4));
+    CKR(keys.alloc(np * 4));
+    CKR(vals.alloc(np * 4));
+    CKR(keys2.alloc(np * 4));
+    CKR(vals2.alloc(np * 4));
     if (m > 0)
         k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense, m, c, nw, w0, nwg, keys.as<uint32_t>(), vals.as<uint32_t>());
     CKR(cudaGetLastError());
@@ -422,12 +431,12 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     CKR(cub::DeviceRunLengthEncode::Encode(nullptr, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
                                            (int*)nullptr, np));
     tbytes = tbytes > t2 ? tbytes : t2;
-    CKR(cudaMalloc(&tmp.p, tbytes));
+    CKR(tmp.alloc(tbytes));
     CKR(cub::DeviceRadixSort::SortPairs(tmp.p, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
                                         vals2.as<uint32_t>(), np, 0, end_bit));
     ph.mark("sort");
     // keys2/vals2: sorted. Reuse keys as the unique keys and vals as counts.
-    CKR(cudaMalloc(&nruns.p, sizeof(int)));
+    CKR(nruns.alloc(sizeof(int)));
     t2 = tbytes;
     CKR(cub::DeviceRunLengthEncode::Encode(tmp.p, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
                                            nruns.as<int>(), np));
@@ -436,12 +445,12 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     if (runs == 0) return fail(err, errlen, 2, "msm: no runs among %zu pairs", np);  // every pair has a key
     uint32_t* d_uniq = keys.as<uint32_t>();
     uint32_t* d_counts = vals.as<uint32_t>();
-    CKR(cudaMalloc(&offs.p, (size_t)(runs + 1) * 4));
-    CKR(cudaMalloc(&sub.p, (size_t)(runs + 1) * 4));
-    CKR(cudaMalloc(&suboff.p, (size_t)(runs + 1) * 4));
+    CKR(offs.alloc((size_t)(runs + 1) * 4));
+    CKR(sub.alloc((size_t)(runs + 1) * 4));
+    CKR(suboff.alloc((size_t)(runs + 1) * 4));
     CKR(cub::DeviceScan::ExclusiveSum(nullptr, t3, d_counts, offs.as<uint32_t>(), runs));
     dmem tmp2;
-    CKR(cudaMalloc(&tmp2.p, t3 + 16));
+    CKR(tmp2.alloc(t3 + 16));
     CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, d_counts, offs.as<uint32_t>(), runs));
     k_subcount<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), d_uniq, nruns.as<int>(), sub.as<uint32_t>());
     CKR(cudaGetLastError());
@@ -456,11 +465,11 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     const uint32_t ncell = (uint32_t)(((size_t)valid + SUB - 1) / SUB);
     ph.mark("buckets");
     dmem sstart, slen, owner, cellfirst, partial, buckets, segs, win;
-    CKR(cudaMalloc(&owner.p, (size_t)(total + 1) * 4));
-    CKR(cudaMalloc(&sstart.p, (size_t)(total + 1) * 4));
-    CKR(cudaMalloc(&slen.p, (size_t)(total + 1) * 4));
-    CKR(cudaMalloc(&cellfirst.p, (size_t)(ncell + 1) * 4));
-    CKR(cudaMalloc(&partial.p, (size_t)(total + 1) * sizeof(jac_t<F>)));
+    CKR(owner.alloc((size_t)(total + 1) * 4));
+    CKR(sstart.alloc((size_t)(total + 1) * 4));
+    CKR(slen.alloc((size_t)(total + 1) * 4));
+    CKR(cellfirst.alloc((size_t)(ncell + 1) * 4));
+    CKR(partial.alloc((size_t)(total + 1) * sizeof(jac_t<F>)));
     k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
                                           nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>(),
                                           cellfirst.as<uint32_t>());
@@ -477,9 +486,9 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
         // the largest bucket's piece count bounds the tree's rounds
         dmem maxsub, tmp3;
         size_t t4 = 0;
-        CKR(cudaMalloc(&maxsub.p, 4));
+        CKR(maxsub.alloc(4));
         CKR(cub::DeviceReduce::Max(nullptr, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
-        CKR(cudaMalloc(&tmp3.p, t4 + 16));
+        CKR(tmp3.alloc(t4 + 16));
         CKR(cub::DeviceReduce::Max(tmp3.p, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
         uint32_t most = 0;
         CKR(cudaMemcpy(&most, maxsub.p, 4, cudaMemcpyDeviceToHost));
@@ -490,15 +499,15 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
         }
     }
     size_t nbk = (size_t)nwg << (c - 1);
-    CKR(cudaMalloc(&buckets.p, nbk * sizeof(jac_t<F>)));
+    CKR(buckets.alloc(nbk * sizeof(jac_t<F>)));
     k_clear<<<blocks(nbk), THREADS>>>(buckets.as<jac_t<F>>(), nbk);
     CKR(cudaGetLastError());
     k_bucketsum<<<blocks(runs), THREADS>>>(d_uniq, sub.as<uint32_t>(), suboff.as<uint32_t>(), nruns.as<int>(),
                                             partial.as<jac_t<F>>(), buckets.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("bucket sums");
-    CKR(cudaMalloc(&segs.p, (size_t)nwg * SEG * sizeof(jac_t<F>)));
-    CKR(cudaMalloc(&win.p, (size_t)nwg * sizeof(jac_t<F>)));
+    CKR(segs.alloc((size_t)nwg * SEG * sizeof(jac_t<F>)));
+    CKR(win.alloc((size_t)nwg * sizeof(jac_t<F>)));
     k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(buckets.as<jac_t<F>>(), c, nwg, segs.as<jac_t<F>>());
     CKR(cudaGetLastError());
     ph.mark("running sums");
@@ -517,20 +526,20 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     // 0. the split: ones and dense scalars compacted, zeros dropped
     dmem cls, pos, ones, dense, scan;
     size_t ts = 0;
-    CKR(cudaMalloc(&cls.p, n * 8));
-    CKR(cudaMalloc(&pos.p, n * 8));
+    CKR(cls.alloc(n * 8));
+    CKR(pos.alloc(n * 8));
     k_classify<<<blocks(n), THREADS>>>(d_scalars, n, cls.as<uint64_t>());
     CKR(cudaGetLastError());
     CKR(cub::DeviceScan::ExclusiveSum(nullptr, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
-    CKR(cudaMalloc(&scan.p, ts + 16));
+    CKR(scan.alloc(ts + 16));
     CKR(cub::DeviceScan::ExclusiveSum(scan.p, ts, cls.as<uint64_t>(), pos.as<uint64_t>(), n));
     uint64_t last[2] = {0, 0};
     CKR(cudaMemcpy(&last[0], cls.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
     CKR(cudaMemcpy(&last[1], pos.as<uint64_t>() + n - 1, 8, cudaMemcpyDeviceToHost));
     const uint64_t tot = last[0] + last[1];
     const size_t n1 = (uint32_t)tot, m = tot >> 32;
-    CKR(cudaMalloc(&ones.p, (n1 + 1) * 4));
-    CKR(cudaMalloc(&dense.p, (m + 1) * 4));
+    CKR(ones.alloc((n1 + 1) * 4));
+    CKR(dense.alloc((m + 1) * 4));
     k_compact<<<blocks(n), THREADS>>>(cls.as<uint64_t>(), pos.as<uint64_t>(), n, ones.as<uint32_t>(), dense.as<uint32_t>());
     CKR(cudaGetLastError());
     ph.mark("split");
@@ -573,7 +582,7 @@ int upload(int dev, const void* points, size_t n, void** handle, char* err, size
     if (!points || !handle || n == 0) return fail(err, errlen, 1, "NULL points or handle, or no points");
     CKR(cudaSetDevice(dev));
     point_set<F>* s = new point_set<F>{dev, n, nullptr};
-    cudaError_t e = cudaMalloc(&s->pts, n * sizeof(affine_t<F>));
+    cudaError_t e = cuzk::dev_malloc(&s->pts, n * sizeof(affine_t<F>));
     if (e == cudaSuccess) e = cudaMemcpy(s->pts, points, n * sizeof(affine_t<F>), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         cudaFree(s->pts);
@@ -604,8 +613,8 @@ int msm(void* handle, const void* scalars, size_t n, void* result, char* err, si
         memset(out, 0, sizeof *out);
         return 0;
     }
-    dmem ds;
-    CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
+    dmem ds;  // written by the copy stream: not from the pool, whose memory is ordered on stream 0
+    CKR(cuzk::dev_malloc(&ds.p, n * sizeof(fr_t)));
     if (int rc = cuzk::upload_bytes(s->dev, ds.p, scalars, n * sizeof(fr_t), err, errlen)) return rc;
     return msm_device<F>(s, ds.as<fr_t>(), n, out, err, errlen);
 }
@@ -634,7 +643,7 @@ int bench_msm(void* handle, size_t n, int reps, double* ms, char* err, size_t er
     if (!s || !ms || reps < 1 || n > s->n) return fail(err, errlen, 1, "bad arguments");
     CKR(cudaSetDevice(s->dev));
     dmem ds;
-    CKR(cudaMalloc(&ds.p, n * sizeof(fr_t)));
+    CKR(ds.alloc(n * sizeof(fr_t)));
     msm_result<F>* out = new msm_result<F>;
     k_fill_random<<<blocks(n), THREADS>>>(ds.as<fr_t>(), n, 777u ^ 0x85ebca6bu);
     CKR(cudaGetLastError());

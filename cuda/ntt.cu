@@ -191,8 +191,8 @@ int get_twiddles(int dev, size_t n, const consts_t& k, const fr_t** tw, const fr
     int rc = 0;
     size_t half = n / 2 ? n / 2 : 1;
     twiddles t{dev, n, k.omega, nullptr, nullptr};
-    CK(cudaMalloc(&t.tw, half * sizeof(fr_t)));
-    CK(cudaMalloc(&t.twi, half * sizeof(fr_t)));
+    CK(cuzk::dev_malloc(&t.tw, half * sizeof(fr_t)));
+    CK(cuzk::dev_malloc(&t.twi, half * sizeof(fr_t)));
     k_twiddles<<<blocks(half), THREADS>>>(t.tw, half, k.omega);
     CKLAUNCH();
     k_twiddles<<<blocks(half), THREADS>>>(t.twi, half, k.omega_inv);
@@ -260,7 +260,7 @@ extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset,
     const fr_t *tw, *twi;
     fr_t* dx = nullptr;
     if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
-    CK(cudaMalloc(&dx, n * sizeof(fr_t)));
+    CK(cuzk::dev_malloc(&dx, n * sizeof(fr_t)));
     if ((rc = cuzk::upload_bytes(dev, dx, x, n * sizeof(fr_t), err, errlen))) goto done;
     if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, tw, twi, err, errlen))) goto done;
     rc = cuzk::download_bytes(dev, x, dx, n * sizeof(fr_t), err, errlen);
@@ -279,7 +279,7 @@ int cuzk::abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* er
     cudaStream_t cs = nullptr;
     if (locked && !(cs = copy_stream(dev, err, errlen))) rc = 2;
     for (int i = 0; i < 3 && !rc; i++) {
-        CK(cudaMalloc(&x->dv[i], bytes));
+        CK(cuzk::dev_malloc(&x->dv[i], bytes));
         if (!locked) {
             rc = upload_bytes(dev, x->dv[i], hv[i], bytes, err, errlen);
             continue;
@@ -367,7 +367,7 @@ extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* cons
     int lg = log2_exact(n);
     if (reps > 64) reps = 64;
     if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
-    CK(cudaMalloc(&dx, n * sizeof(fr_t)));
+    CK(cuzk::dev_malloc(&dx, n * sizeof(fr_t)));
     k_fill_random<<<blocks(n), THREADS>>>(dx, n, 12345u);
     CKLAUNCH();
     CK(cudaEventCreate(&e0));

@@ -5,19 +5,22 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [evenodd] [serialmul] [blocks3] [msmvariant]
-#                             [nttvariant] [sweep] [profile] [sanitize]
+#                             [evenodd] [serialmul] [blocks3] [lazy] [msmvariant]
+#                             [nttvariant] [pool] [sweep] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd`, `serialmul` and `blocks3` build a second library (kernel v6's
-# even/odd multiplier; v5's single chain; the accumulation at 3 blocks a
-# multiprocessor, 168 registers), check it (VARIANT_SIZES, default
+# `evenodd`, `serialmul`, `blocks3` and `lazy` build a second library
+# (kernel v6's even/odd multiplier; v5's single chain; the accumulation at
+# 3 blocks a multiprocessor, 168 registers; the G1 accumulation's
+# coordinates kept below 2p, -DCUZK_LAZY), check it (VARIANT_SIZES, default
 # 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
 # at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
-# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nttvariant`
+# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `pool`
+# CUZK_CUDA_MSM_POOL=1 (the MSM's scratch kept in a stream-ordered pool:
+# checks at VARIANT_SIZES, the MSM table, the 2^24 partition), `nttvariant`
 # CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
 # One call runs at most 10 minutes: split the steps over calls, carrying
 # build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
@@ -53,13 +56,15 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 } 2>&1 | tee "$out/machine.txt"
 # Second libraries, for comparisons (cuda/field.cuh, cuda/msm.cuh): evenodd
 # is kernel v6's multiplier, serialmul v5's single chain (128 registers),
-# blocks3 the default with the accumulation at 3 blocks a multiprocessor.
-variants="evenodd serialmul blocks3"
+# blocks3 the default with the accumulation at 3 blocks a multiprocessor,
+# lazy the G1 accumulation without the products' final subtractions.
+variants="evenodd serialmul blocks3 lazy"
 variant_flags() {
   case $1 in
     evenodd) echo "-DCUZK_EVENODD_MUL" ;;
     serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
     blocks3) echo "-DSUBSUM_BLOCKS=3" ;;
+    lazy) echo "-DCUZK_LAZY" ;;
   esac
 }
 build_variant() {
@@ -115,6 +120,15 @@ if has msmvariant; then
   grep -q '^PASS' "$out/msmvariant-correctness.log" || status=1
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
     | tee "$out/msmvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
+fi
+if has pool; then
+  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/pool-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/pool-correctness.log" || status=1
+  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'BenchMSM' 2>&1 | tee "$out/pool-bench.log" | grep -E '^\||FAIL|Error' || status=1
+  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_PARTITION=24 CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} ./build/cuda.test -test.v \
+    -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/pool-partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
 if has nttvariant; then
   CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \

@@ -50,7 +50,7 @@ struct dbuf {
 
 scalar_vec* new_vec(int dev, size_t n, char* err, size_t errlen) {
     scalar_vec* v = new scalar_vec{dev, n, nullptr};
-    cudaError_t e = cudaMalloc(&v->p, (n ? n : 1) * sizeof(fr_t));
+    cudaError_t e = cuzk::dev_malloc(&v->p, (n ? n : 1) * sizeof(fr_t));
     if (e != cudaSuccess) {
         fail(err, errlen, 2, "allocating %zu scalars: %s", n, cudaGetErrorString(e));
         delete v;
@@ -84,16 +84,16 @@ extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size
     dbuf dwords, counts, offs, tmp;
     uint32_t total = 0;
     if (nwords) {
-        CKR(cudaMalloc(&dwords.p, nwords * 8));
+        CKR(cuzk::dev_malloc(&dwords.p, nwords * 8));
         CKR(cudaMemcpy(dwords.p, words, nwords * 8, cudaMemcpyHostToDevice));
-        CKR(cudaMalloc(&counts.p, (nwords + 1) * 4));
-        CKR(cudaMalloc(&offs.p, (nwords + 1) * 4));
+        CKR(cuzk::dev_malloc(&counts.p, (nwords + 1) * 4));
+        CKR(cuzk::dev_malloc(&offs.p, (nwords + 1) * 4));
         k_popc<<<blocks(nwords), THREADS>>>((const uint64_t*)dwords.p, nwords, aux->n, (uint32_t*)counts.p);
         CKR(cudaGetLastError());
         CKR(cudaMemset((uint32_t*)counts.p + nwords, 0, 4));
         size_t tb = 0;
         CKR(cub::DeviceScan::ExclusiveSum(nullptr, tb, (uint32_t*)counts.p, (uint32_t*)offs.p, nwords + 1));
-        CKR(cudaMalloc(&tmp.p, tb + 16));
+        CKR(cuzk::dev_malloc(&tmp.p, tb + 16));
         CKR(cub::DeviceScan::ExclusiveSum(tmp.p, tb, (uint32_t*)counts.p, (uint32_t*)offs.p, nwords + 1));
         CKR(cudaMemcpy(&total, (uint32_t*)offs.p + nwords, 4, cudaMemcpyDeviceToHost));
     }

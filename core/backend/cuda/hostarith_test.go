@@ -78,6 +78,72 @@ func TestHostArithField(t *testing.T) {
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
 }
 
+// TestHostArithLazy checks the accumulation's Fp operations built with
+// -DCUZK_LAZY on inputs anywhere below 2p (the canonical value or it plus
+// p, edge values included) against big-integer arithmetic on the raw
+// Montgomery limbs: products a·b·R⁻¹, sums and differences congruent mod p
+// and below 2p, the canonical form below p and equal, zero recognised in
+// both of its forms (0 and p).
+func TestHostArithLazy(t *testing.T) {
+	run := hostArith(t, "-DCUZK_LAZY")
+	p := fp.Modulus()
+	twoP := new(big.Int).Lsh(p, 1)
+	rInv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 384), p)
+	pm1 := new(big.Int).Sub(p, big.NewInt(1))
+	vals := []*big.Int{big.NewInt(0), big.NewInt(1), pm1, p, new(big.Int).Add(p, big.NewInt(1)), new(big.Int).Sub(twoP, big.NewInt(1))}
+	for range 2000 {
+		v, err := rand.Int(rand.Reader, twoP)
+		require.NoError(t, err)
+		vals = append(vals, v)
+	}
+	le := func(v *big.Int) []byte { // 48 bytes, little-endian
+		b := make([]byte, fp.Bytes)
+		v.FillBytes(b)
+		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+			b[i], b[j] = b[j], b[i]
+		}
+		return b
+	}
+	fromLE := func(b []byte) *big.Int {
+		be := make([]byte, len(b))
+		for i := range b {
+			be[i] = b[len(b)-1-i]
+		}
+		return new(big.Int).SetBytes(be)
+	}
+	var req bytes.Buffer
+	for i, a := range vals {
+		b := vals[(i*7+3)%len(vals)]
+		req.WriteByte(13)
+		req.Write(le(a))
+		req.Write(le(b))
+	}
+	resp := run(req.Bytes())
+	const size = 5*fp.Bytes + 4
+	require.Len(t, resp, len(vals)*size)
+	mod := func(v *big.Int) *big.Int { return new(big.Int).Mod(v, p) }
+	for i, a := range vals {
+		b := vals[(i*7+3)%len(vals)]
+		r := resp[i*size:]
+		want := []*big.Int{
+			mod(new(big.Int).Mul(new(big.Int).Mul(a, b), rInv)),
+			mod(new(big.Int).Mul(new(big.Int).Mul(a, a), rInv)),
+			mod(new(big.Int).Add(a, b)),
+			mod(new(big.Int).Sub(a, b)),
+		}
+		for k, w := range want {
+			got := fromLE(r[k*fp.Bytes : (k+1)*fp.Bytes])
+			what := [...]string{"mul", "sqr", "add", "sub"}[k]
+			require.True(t, got.Cmp(twoP) < 0, "%s(%v, %v) = %v is not below 2p", what, a, b, got)
+			require.Zero(t, mod(got).Cmp(w), "%s(%v, %v) = %v, want %v mod p", what, a, b, got, w)
+		}
+		canon := fromLE(r[4*fp.Bytes : 5*fp.Bytes])
+		require.Zero(t, canon.Cmp(mod(a)), "canon(%v) = %v", a, canon)
+		zero := binary.LittleEndian.Uint32(r[5*fp.Bytes:])
+		require.Equal(t, mod(a).Sign() == 0, zero == 1, "is_zero(%v) = %d", a, zero)
+	}
+}
+
 func checkField(t *testing.T, run func([]byte) []byte) {
 	// edge values next to random ones: 0, 1, −1, and R mod p (1 in regular form)
 	var frs []fr.Element
@@ -183,6 +249,13 @@ func pointCases[A, J any, PA affinePt[A, J]](t *testing.T, gen A) [][]A {
 	var inf A // (0, 0)
 	p, q := random(), random()
 	cases := [][]A{{p}, {p, p}, {p, neg(p)}, {inf, p, inf}, {inf}, {p, q, neg(q), p}, {p, p, p, neg(p)}, {q, q, q, q}}
+	// p plus r − r, then p or −p: the accumulator equals ±p in whatever
+	// form its additions left it (with -DCUZK_LAZY often not canonical),
+	// so these reach the doubling and the infinity cases of the addition
+	for range 8 {
+		r := random()
+		cases = append(cases, []A{p, r, neg(r), p}, []A{p, r, neg(r), neg(p)})
+	}
 	long := make([]A, 40)
 	for i := range long {
 		long[i] = random()
@@ -213,6 +286,7 @@ func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, n
 		}
 		PJ(&want2).Double(&want)
 		for k, w := range []J{want, want, want2} {
+			requireCanonical(t, resp[:size], "%s case %d, output %d", name, ci, k)
 			got := fromRaw[J](resp[:size])
 			resp = resp[size:]
 			var ga, wa A
@@ -224,10 +298,26 @@ func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, n
 	return resp
 }
 
+// requireCanonical checks that every coordinate of a raw point (48-byte
+// little-endian Fp elements, Montgomery form) is below p: what the GPU's
+// own formulas (and the Go side) assume of the points they are given.
+func requireCanonical(t *testing.T, b []byte, format string, args ...any) {
+	t.Helper()
+	for off := 0; off+fp.Bytes <= len(b); off += fp.Bytes {
+		be := make([]byte, fp.Bytes)
+		for i := range be {
+			be[i] = b[off+fp.Bytes-1-i]
+		}
+		require.True(t, new(big.Int).SetBytes(be).Cmp(fp.Modulus()) < 0,
+			append([]any{"coordinate at byte %d not below p: " + format, off}, args...)...)
+	}
+}
+
 func TestHostArithCurve(t *testing.T) {
 	t.Run("aligned even/odd pairs", func(t *testing.T) { checkCurve(t, hostArith(t)) })
 	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
+	t.Run("lazy reduction", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_LAZY")) })
 }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
