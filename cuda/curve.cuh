@@ -18,7 +18,11 @@ static __device__ __constant__ uint32_t FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0x
 
 // ---- Fp ----
 __device__ __forceinline__ fp_t f_mul(const fp_t& a, const fp_t& b) { return mont_mul<12>(a, b, FP_P, FP_PINV); }
+#if defined(CUZK_SQR) && defined(CUZK_HAS_LAZY_MUL)  // experiment: the dedicated squaring (field.cuh)
+__device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return mont_sqr<12>(a, FP_P, FP_PINV); }
+#else
 __device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return mont_mul<12>(a, a, FP_P, FP_PINV); }
+#endif
 __device__ __forceinline__ fp_t f_add(const fp_t& a, const fp_t& b) { return mod_add<12>(a, b, FP_P); }
 __device__ __forceinline__ fp_t f_sub(const fp_t& a, const fp_t& b) { return mod_sub<12>(a, b, FP_P); }
 __device__ __forceinline__ fp_t f_dbl(const fp_t& a) { return mod_add<12>(a, a, FP_P); }
@@ -57,7 +61,11 @@ static __device__ __constant__ uint32_t FP_2P[12] = {0xffff5556u, 0x73fdffffu, 0
 __device__ __forceinline__ fp_t fl_mul(const fp_t& a, const fp_t& b) {
     return mont_mul<12, true>(a, b, FP_P, FP_PINV);
 }
+#ifdef CUZK_SQR
+__device__ __forceinline__ fp_t fl_sqr(const fp_t& a) { return mont_sqr<12, true>(a, FP_P, FP_PINV); }
+#else
 __device__ __forceinline__ fp_t fl_sqr(const fp_t& a) { return mont_mul<12, true>(a, a, FP_P, FP_PINV); }
+#endif
 __device__ __forceinline__ fp_t fl_add(const fp_t& a, const fp_t& b) { return mod_add<12>(a, b, FP_2P); }
 __device__ __forceinline__ fp_t fl_sub(const fp_t& a, const fp_t& b) { return mod_sub<12>(a, b, FP_2P); }
 __device__ __forceinline__ fp_t fl_canon(const fp_t& a) {

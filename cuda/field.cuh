@@ -180,6 +180,89 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
     return out;
 }
 #define CUZK_HAS_LAZY_MUL 1
+
+// Squaring (the experiment -DCUZK_SQR, curve.cuh), the product above with
+// each cross product a_i·a_j (i < j) formed once: row i multiplies a_i by
+// a_i (limb 2i), by e_(i+1) = a_(i+1)·2 mod 2^32 (limb 2i + 1) and by
+// d_j = a_j·2 mod 2^32 + the top bit of a_(j−1) (limb i + j, j ≥ i + 2):
+// 2·Σ_(j>i) a_j·2^(32j) = e_(i+1)·2^(32(i+1)) + Σ_(j≥i+2) d_j·2^(32j), as
+// the top limb's top bit is 0 (a < 2^383). N(N + 1)/2 products instead of
+// N², then the same reduction rows (limb i is complete at row i: the rows
+// before wrote limbs 2i'..i' + N + 1 only, inside the product's ranges).
+// The carry c0 of the row before enters the reduction's odd chain, which
+// starts at limb i here.
+template <int N, bool Lazy = false>
+__device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* p, uint32_t pinv) {
+    static_assert(N % 2 == 0, "even limb count");
+    uint32_t d[N], e[N];
+    d[0] = e[0] = 0;  // unused
+#pragma unroll
+    for (int j = 1; j < N; j++) {
+        e[j] = a.v[j] << 1;
+        d[j] = e[j] | (a.v[j - 1] >> 31);
+    }
+    uint32_t P[2 * N + 1], Q[2 * N + 1];
+#pragma unroll
+    for (int k = 0; k < 2 * N + 1; k++) P[k] = Q[k] = 0;
+    uint32_t c0 = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        uint32_t* T = (i & 1) ? Q : P;
+        uint32_t* U = (i & 1) ? P : Q;
+        const uint32_t ai = a.v[i];
+        // even pairs: a_i·a_i at 2i, a_i·d_j at i + j (j = i + 2, i + 4, ...)
+        P[2 * i] = cc::mad_lo_cc(ai, ai, P[2 * i]);
+        P[2 * i + 1] = cc::madc_hi_cc(ai, ai, P[2 * i + 1]);
+#pragma unroll
+        for (int j = i + 2; j < N; j += 2) {
+            P[i + j] = cc::madc_lo_cc(ai, d[j], P[i + j]);
+            P[i + j + 1] = cc::madc_hi_cc(ai, d[j], P[i + j + 1]);
+        }
+        const int jp = i + ((N - 1 - i) & ~1);  // the last even-chain j
+        P[i + jp + 2] = cc::addc(P[i + jp + 2], 0);
+        // odd pairs: a_i·e_(i+1) at 2i + 1, a_i·d_j at i + j (j = i + 3, ...)
+        if (i + 1 < N) {
+            Q[2 * i + 1] = cc::mad_lo_cc(ai, e[i + 1], Q[2 * i + 1]);
+            Q[2 * i + 2] = cc::madc_hi_cc(ai, e[i + 1], Q[2 * i + 2]);
+#pragma unroll
+            for (int j = i + 3; j < N; j += 2) {
+                Q[i + j] = cc::madc_lo_cc(ai, d[j], Q[i + j]);
+                Q[i + j + 1] = cc::madc_hi_cc(ai, d[j], Q[i + j + 1]);
+            }
+            const int jq = i + 1 + ((N - 2 - i) & ~1);  // the last odd-chain j
+            Q[i + jq + 2] = cc::addc(Q[i + jq + 2], 0);
+        }
+        // m·p, m making limb i (with c0) 0 mod 2^32
+        const uint32_t m = (T[i] + U[i] + c0) * pinv;
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            T[i + j] = j ? cc::madc_lo_cc(m, p[j], T[i + j]) : cc::mad_lo_cc(m, p[j], T[i + j]);
+            T[i + j + 1] = cc::madc_hi_cc(m, p[j], T[i + j + 1]);
+        }
+        T[i + N] = cc::addc(T[i + N], 0);
+        U[i] = cc::add_cc(U[i], c0);
+#pragma unroll
+        for (int j = 1; j < N; j += 2) {
+            U[i + j] = cc::madc_lo_cc(m, p[j], U[i + j]);
+            U[i + j + 1] = cc::madc_hi_cc(m, p[j], U[i + j + 1]);
+        }
+        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        cc::add_cc(T[i], U[i]);
+        c0 = cc::addc(0, 0);
+    }
+    uint32_t r[N];
+    cc::add_cc(c0, 0xffffffffu);
+#pragma unroll
+    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
+    felem<N> out;
+    if (Lazy) {
+#pragma unroll
+        for (int k = 0; k < N; k++) out.v[k] = r[k];
+    } else {
+        reduce_once<N>(out.v, r, p);
+    }
+    return out;
+}
 #elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
 // Kernel v6's multiplier (-DCUZK_EVENODD_MUL; cuda/NOTES.md: the G1
 // accumulation 262 → 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version

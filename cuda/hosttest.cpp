@@ -10,6 +10,7 @@
 //              twice the XYZZ sum
 //   op 12      signed digits: scalar (32 bytes, Montgomery), u32 c (8-24)
 //              -> u32 negated, u32 nw, 32 int32 digits
+//   op 14      fp sqr (a: 48 bytes)                         -> 48 bytes
 //   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
 //              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
@@ -99,6 +100,13 @@ int main() {
                 put(&neg, 4);
                 put(&nw, 4);
                 put(d, sizeof d);
+                break;
+            }
+            case 14: {
+                fp_t a, r;
+                ok = get(&a, 48);
+                r = f_sqr(a);
+                put(&r, 48);
                 break;
             }
             case 13: {

@@ -76,6 +76,7 @@ func TestHostArithField(t *testing.T) {
 	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
+	t.Run("dedicated squaring", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SQR")) })
 }
 
 // TestHostArithLazy checks the accumulation's Fp operations built with
@@ -85,7 +86,11 @@ func TestHostArithField(t *testing.T) {
 // and below 2p, the canonical form below p and equal, zero recognised in
 // both of its forms (0 and p).
 func TestHostArithLazy(t *testing.T) {
-	run := hostArith(t, "-DCUZK_LAZY")
+	t.Run("products", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_LAZY")) })
+	t.Run("dedicated squaring", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_LAZY", "-DCUZK_SQR")) })
+}
+
+func checkLazy(t *testing.T, run func([]byte) []byte) {
 	p := fp.Modulus()
 	twoP := new(big.Int).Lsh(p, 1)
 	rInv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 384), p)
@@ -191,6 +196,11 @@ func checkField(t *testing.T, run func([]byte) []byte) {
 			req.Write(raw(&b))
 			wants = append(wants, want{48, append([]byte(nil), raw(&r)...), [...]string{"fp mul", "fp add", "fp sub", "fp neg"}[op]})
 		}
+		var sq fp.Element
+		sq.Square(&a)
+		req.WriteByte(14)
+		req.Write(raw(&a))
+		wants = append(wants, want{48, append([]byte(nil), raw(&sq)...), "fp sqr"})
 	}
 	for i := 0; i+3 < len(fps); i += 2 {
 		a := bls.E2{A0: fps[i], A1: fps[i+1]}
@@ -318,6 +328,7 @@ func TestHostArithCurve(t *testing.T) {
 	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
 	t.Run("lazy reduction", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_LAZY")) })
+	t.Run("lazy reduction, dedicated squaring", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_LAZY", "-DCUZK_SQR")) })
 }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
