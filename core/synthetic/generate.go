@@ -64,6 +64,9 @@ func Generate(s Spec) (*r1cs.R1CS, *r1cs.Witness, error) {
 	fill := budget - decomps*bitRows // spare rows: small boolean constraints
 
 	b := r1cs.NewBuilder()
+	// about one aux variable a row; A and B hold ~2 terms a row (a bit's
+	// b·(b − 1), a packing row's 255 bits), C few (bits have none)
+	b.Grow(s.Constraints, [3]int{2 * s.Constraints, 2 * s.Constraints, s.Constraints / 4}, s.Constraints)
 	one := fr.One()
 	start := seedElement(s.Seed, 0)
 	in := b.Input(start)
