@@ -94,6 +94,21 @@ func TestDensityAndMerging(t *testing.T) {
 	require.Equal(t, 1, cs.Density.AAux.Count())
 	// Bits are LSB first in u64 words.
 	require.Equal(t, uint64(1), cs.Density.AAux.Words[0])
+
+	// combinations already merged are kept as they are; a zero coefficient
+	// or terms out of order still take the merging path
+	b = r1cs.NewBuilder()
+	x = b.Input(two)
+	u, v = b.Aux(one), b.Aux(two)
+	var zero fr.Element
+	b.Enforce(r1cs.LC{{Var: v, Coeff: one}, {Var: x, Coeff: one}, {Var: u, Coeff: one}}, // unsorted: x, u, v
+		r1cs.LC{{Var: b.One(), Coeff: one}, {Var: u, Coeff: zero}}, // u dropped
+		r1cs.LC{{Var: x, Coeff: two}})                               // already merged: (2 + 1 + 2)·1 ≠ 4
+	cs, w = b.Build()
+	require.Error(t, cs.IsSatisfied(w))
+	require.Equal(t, []uint32{1, 2, 3}, cs.A.Col, "columns in order: x (input 1), u, v")
+	require.Equal(t, 1, cs.B.NNZ(), "the zero term is dropped")
+	require.Equal(t, 1, cs.C.NNZ())
 }
 
 func bits(b r1cs.Bitmap) []bool {
