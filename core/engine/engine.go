@@ -54,7 +54,10 @@ type task struct {
 	n     int    // domain size
 	bytes uint64 // reserved working set
 	asg   *groth16.Assignment
-	tl    Timeline
+	// auxPooled: asg.Aux is a pooled copy of the witness's aux (pinAux),
+	// returned to the pool with a, b, c
+	auxPooled bool
+	tl        Timeline
 }
 
 // Engine proves requests. It is safe for concurrent use.
@@ -602,6 +605,10 @@ func (e *Engine) takePartition(j *job) *task {
 func (e *Engine) finishTask(t *task, err error) {
 	if t.asg != nil {
 		e.pool.put(t.asg.A, t.asg.B, t.asg.C)
+		if t.auxPooled {
+			e.pool.put(t.asg.Aux)
+			t.auxPooled = false
+		}
 		t.asg = nil
 	}
 	if t.bytes > 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/throttle"
 )
@@ -656,6 +657,19 @@ type pinBackend struct {
 	unpins int
 	fail   bool
 	bad    []string
+	// pinnedMSMs counts G1 MSMs over scalars in a pinned buffer, by length
+	pinnedMSMs map[int]int
+}
+
+// MSMG1 counts, by scalar count, the MSMs whose scalars lie in a pinned
+// buffer (the L MSM over the pooled aux copy; the CPU backend's h, in a's).
+func (b *pinBackend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	b.mu.Lock()
+	if len(scalars) > 0 && b.pinned[&scalars[0]] {
+		b.pinnedMSMs[len(scalars)]++
+	}
+	b.mu.Unlock()
+	return b.hookBackend.MSMG1(points, scalars)
 }
 
 func (b *pinBackend) Pin(buf []fr.Element) error {
@@ -685,17 +699,18 @@ func (b *pinBackend) Unpin(buf []fr.Element) error {
 
 func TestPooledBuffersArePinnedOnce(t *testing.T) {
 	f := testCircuit(t)
-	be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}}
+	be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}}
 	e, err := New(testConfig(), Options{Devices: []backend.Backend{be}})
 	require.NoError(t, err)
 	for i := 0; i < 3; i++ {
 		req := f.request("", 2, Normal)
-		res, _, err := e.Prove(context.Background(), req)
-		require.NoError(t, err)
-		require.Len(t, res, 2)
+		f.proveChecked(t, e, req)
 	}
 	e.pool.drain()
 	st := e.Status().Memory.Pool
+	numAux := f.circuit.CS.NumAux
+	require.NotEqual(t, f.circuit.CS.DomainSize()-1, numAux, "L and H MSMs told apart by length")
+	require.Equal(t, 6, be.pinnedMSMs[numAux], "each partition's L MSM ran over a pinned copy of its aux")
 	require.Positive(t, st.Reuses, "buffers were recycled")
 	require.EqualValues(t, st.Allocs, be.pins, "every new buffer pinned once, recycled ones not again")
 	require.Equal(t, st.Pinned, len(be.pinned))
@@ -705,7 +720,7 @@ func TestPooledBuffersArePinnedOnce(t *testing.T) {
 	require.Empty(t, be.bad)
 
 	// A device that cannot pin: proofs go on, the errors are counted.
-	failing := &pinBackend{hookBackend: &hookBackend{name: "gpu1"}, pinned: map[*fr.Element]bool{}, fail: true}
+	failing := &pinBackend{hookBackend: &hookBackend{name: "gpu1"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}, fail: true}
 	e2 := newEngine(t, testConfig(), Options{Devices: []backend.Backend{failing}})
 	req := f.request("", 2, Normal)
 	f.proveChecked(t, e2, req)
