@@ -103,7 +103,7 @@ func TestDensityAndMerging(t *testing.T) {
 	var zero fr.Element
 	b.Enforce(r1cs.LC{{Var: v, Coeff: one}, {Var: x, Coeff: one}, {Var: u, Coeff: one}}, // unsorted: x, u, v
 		r1cs.LC{{Var: b.One(), Coeff: one}, {Var: u, Coeff: zero}}, // u dropped
-		r1cs.LC{{Var: x, Coeff: two}})                               // already merged: (2 + 1 + 2)·1 ≠ 4
+		r1cs.LC{{Var: x, Coeff: two}})                              // already merged: (2 + 1 + 2)·1 ≠ 4
 	cs, w = b.Build()
 	require.Error(t, cs.IsSatisfied(w))
 	require.Equal(t, []uint32{1, 2, 3}, cs.A.Col, "columns in order: x (input 1), u, v")
