@@ -31,6 +31,7 @@
 # $OUT/ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
 # compute-sanitizer's memcheck (out-of-bounds and misaligned accesses).
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
+# Logs come back packed in $OUT/logs.tgz (the tool returns at most 8 files).
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
 # CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
@@ -47,6 +48,18 @@
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
+# The device tool brings back at most 8 files from $OUT: the logs travel in
+# one archive (logs.tgz; machine.txt stays beside it), the libraries alone.
+# Packed on exit, also when `timeout` stops the script.
+pack_logs() {
+  local logs
+  logs=$(cd "$out" && ls -- *.log ncu.txt 2>/dev/null)
+  [ -n "$logs" ] || return 0
+  # shellcheck disable=SC2086
+  (cd "$out" && tar czf logs.tgz $logs && rm -f $logs)
+}
+trap pack_logs EXIT
+trap 'exit 143' TERM
 root=$(pwd)
 steps=${*:-build correct bench}
 has() { [[ " $steps " == *" $1 "* ]]; }
