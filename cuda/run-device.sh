@@ -27,8 +27,8 @@
 # One call runs at most 10 minutes: split the steps over calls, carrying
 # build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
 # `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
-# kernel of a 2^20 G1 MSM: issue slots, stall reasons, occupancy, into
-# $OUT/ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
+# kernel of a 2^PROFILE_LOG2 (default 24) G1 MSM: issue slots, stall
+# reasons, pipes, occupancy, into ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
 # compute-sanitizer's memcheck (out-of-bounds and misaligned accesses).
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Logs come back packed in $OUT/logs.tgz (the tool returns at most 8 files).
@@ -160,10 +160,12 @@ if has profile; then
   if [ -z "$ncu_bin" ]; then
     echo "profile: no ncu here" | tee "$out/ncu.txt"
   else
-    CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=20 "$ncu_bin" --clock-control none \
+    # at 2^24 by default (2^20's grid is 2.2 waves: its tail hides the kernel's own limits)
+    CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=${PROFILE_LOG2:-24} "$ncu_bin" --clock-control none \
       --kernel-name regex:k_subsum --launch-count 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
-      --section LaunchStats ./build/cuda.test -test.count=1 -test.run 'BenchMSM' >"$out/ncu.txt" 2>&1 || status=1
+      --section LaunchStats --section SchedulerStats --section InstructionStats --print-details all \
+      ./build/cuda.test -test.count=1 -test.run 'BenchMSM' >"$out/ncu.txt" 2>&1 || status=1
     grep -E "Duration|Throughput|Issue Slots|Stall|Occupancy|Registers" "$out/ncu.txt" | head -40
   fi
 fi
