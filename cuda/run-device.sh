@@ -164,7 +164,7 @@ if has profile; then
     CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=${PROFILE_LOG2:-24} "$ncu_bin" --clock-control none \
       --kernel-name regex:k_subsum --launch-count 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
-      --section LaunchStats --section SchedulerStats --section InstructionStats --print-details all \
+      --section LaunchStats --section SchedulerStats --section InstructionStats \
       ./build/cuda.test -test.count=1 -test.run 'BenchMSM' >"$out/ncu.txt" 2>&1 || status=1
     grep -E "Duration|Throughput|Issue Slots|Stall|Occupancy|Registers" "$out/ncu.txt" | head -40
   fi
