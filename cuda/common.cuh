@@ -76,6 +76,36 @@ static inline cudaError_t dev_malloc(T** p, size_t n) {
     return dev_malloc(reinterpret_cast<void**>(p), n);
 }
 
+// Phase timing on the default stream, printed to stderr as "<what> phases:
+// ..." when CUZK_CUDA_PROFILE is set (the bench drivers use it to see where
+// an MSM's or h's time goes).
+struct phases {
+    const char* what;
+    bool on = getenv("CUZK_CUDA_PROFILE") != nullptr;
+    cudaEvent_t ev[16];
+    const char* name[16];
+    int k = 0;
+    explicit phases(const char* w) : what(w) {}
+    void mark(const char* step) {
+        if (!on || k >= 16) return;
+        cudaEventCreate(&ev[k]);
+        cudaEventRecord(ev[k]);
+        name[k++] = step;
+    }
+    ~phases() {
+        if (!on || k < 2) return;
+        cudaEventSynchronize(ev[k - 1]);
+        fprintf(stderr, "%s phases:", what);
+        for (int i = 1; i < k; i++) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
+            fprintf(stderr, " %s %.2f ms;", name[i], ms);
+        }
+        fprintf(stderr, "\n");
+        for (int i = 0; i < k; i++) cudaEventDestroy(ev[i]);
+    }
+};
+
 const int THREADS = 256;
 
 static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }

@@ -354,33 +354,6 @@ int window_bits(size_t n) {
     return c < 8 ? 8 : (c > 16 ? 16 : c);
 }
 
-// Phase timing, printed to stderr when CUZK_CUDA_PROFILE is set (the
-// bench driver uses it to see where an MSM's time goes).
-struct phases {
-    bool on = getenv("CUZK_CUDA_PROFILE") != nullptr;
-    cudaEvent_t ev[16];
-    const char* name[16];
-    int k = 0;
-    void mark(const char* what) {
-        if (!on || k >= 16) return;
-        cudaEventCreate(&ev[k]);
-        cudaEventRecord(ev[k]);
-        name[k++] = what;
-    }
-    ~phases() {
-        if (!on || k < 2) return;
-        cudaEventSynchronize(ev[k - 1]);
-        fprintf(stderr, "msm phases:");
-        for (int i = 1; i < k; i++) {
-            float ms = 0;
-            cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
-            fprintf(stderr, " %s %.2f ms;", name[i], ms);
-        }
-        fprintf(stderr, "\n");
-        for (int i = 0; i < k; i++) cudaEventDestroy(ev[i]);
-    }
-};
-
 // msm on device-resident points and scalars (regular form computed here).
 // The pairs one pass may hold: their scratch is ~32 bytes a pair (keys and
 // values twice, the sort's temporary storage, the pieces' sums), given
@@ -404,7 +377,7 @@ size_t max_pairs() {
 // and reduced to the window sums out_w[0 .. nwg − 1] (host memory).
 template <class F>
 int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones, size_t n1,
-             int c, int nw, int w0, int nwg, jac_t<F>* out_w, phases& ph, char* err, size_t errlen) {
+             int c, int nw, int w0, int nwg, jac_t<F>* out_w, cuzk::phases& ph, char* err, size_t errlen) {
     const size_t np = (size_t)nwg * m + n1;
     dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
     CKR(keys.alloc(np * 4));
@@ -519,7 +492,7 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
 
 template <class F>
 int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
-    phases ph;
+    cuzk::phases ph("msm");
     ph.mark("start");
     memset(out, 0, sizeof *out);
     if (n >= SIGN) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);

@@ -323,20 +323,29 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     int lg = log2_exact(n);
     fr_t* dv[3] = {(fr_t*)x->dv[0], (fr_t*)x->dv[1], (fr_t*)x->dv[2]};
     if ((rc = get_twiddles(x->dev, n, k, &tw, &twi, err, errlen))) return rc;
+    cuzk::phases ph("h");  // CUZK_CUDA_PROFILE: the waits for the copies apart from the NTTs
+    ph.mark("start");
+    static const char* const waits[3] = {"wait a", "wait b", "wait c"};
+    static const char* const ntts[3] = {"ntts a", "ntts b", "ntts c"};
     for (int i = 0; i < 3; i++) {
         if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
+        ph.mark(waits[i]);
         // evaluations -> coefficients -> evaluations on the coset
         if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
         if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+        ph.mark(ntts[i]);
     }
     k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
     CKR(cudaGetLastError());
+    ph.mark("pointwise");
     if ((rc = ntt_device(dv[0], n, lg, 1, 1, k, tw, twi, err, errlen))) return rc;
+    ph.mark("inverse coset ntt");
     CKR(cudaDeviceSynchronize());
     for (int i = 1; i < 3; i++) {
         cudaFree(x->dv[i]);
         x->dv[i] = nullptr;
     }
+    ph.mark("free b, c");
     return 0;
 }
 
