@@ -64,7 +64,10 @@ struct dmem {
     T* as() { return static_cast<T*>(p); }
 };
 
-const uint32_t SUB = 256;  // pairs a cell (one accumulating thread)
+#ifndef CUZK_SUB
+#define CUZK_SUB 256  // experiments: -DCUZK_SUB=512 (cuda/run-device.sh sub512)
+#endif
+const uint32_t SUB = CUZK_SUB;  // pairs a cell (one accumulating thread)
 const int SEG = 4096;      // running-sum segments per window (reduced by k_windows' threads)
 const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point

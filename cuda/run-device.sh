@@ -6,18 +6,18 @@
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
 #                             [evenodd] [serialmul] [blocks3] [lazy] [sqr]
-#                             [lazysqr] [msmvariant]
+#                             [lazysqr] [sub512] [msmvariant]
 #                             [nttvariant] [pool] [sweep] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd`, `serialmul`, `blocks3`, `lazy`, `sqr` and `lazysqr` build a
-# second library (kernel v6's even/odd multiplier; v5's single chain; the
-# accumulation at 3 blocks a multiprocessor, 168 registers; the G1
-# accumulation's coordinates kept below 2p, -DCUZK_LAZY; the dedicated Fp
-# squaring, -DCUZK_SQR; both), check it (VARIANT_SIZES, default
+# `evenodd`, `serialmul`, `blocks3`, `lazy`, `sqr`, `lazysqr` and `sub512`
+# build a second library (kernel v6's even/odd multiplier; v5's single
+# chain; the accumulation at 3 blocks a multiprocessor, 168 registers; the
+# G1 accumulation's coordinates kept below 2p, -DCUZK_LAZY; the dedicated
+# Fp squaring, -DCUZK_SQR; both; cells of 512 pairs), check it (VARIANT_SIZES, default
 # 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
 # at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `pool`
@@ -73,8 +73,9 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 # is kernel v6's multiplier, serialmul v5's single chain (128 registers),
 # blocks3 the default with the accumulation at 3 blocks a multiprocessor,
 # lazy the G1 accumulation without the products' final subtractions, sqr
-# the Fp squaring with each cross product once, lazysqr both.
-variants="evenodd serialmul blocks3 lazy sqr lazysqr"
+# the Fp squaring with each cross product once, lazysqr both, sub512 cells
+# of 512 sorted pairs instead of 256.
+variants="evenodd serialmul blocks3 lazy sqr lazysqr sub512"
 variant_flags() {
   case $1 in
     evenodd) echo "-DCUZK_EVENODD_MUL" ;;
@@ -83,6 +84,7 @@ variant_flags() {
     lazy) echo "-DCUZK_LAZY" ;;
     sqr) echo "-DCUZK_SQR" ;;
     lazysqr) echo "-DCUZK_LAZY -DCUZK_SQR" ;;
+    sub512) echo "-DCUZK_SUB=512" ;;
   esac
 }
 build_variant() {
