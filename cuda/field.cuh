@@ -465,6 +465,23 @@ __device__ __forceinline__ fr_t fr_pow(const fr_t& x, uint64_t e, const fr_t& on
     return r;
 }
 
+// One thread's share of a coset scaling x[i] *= base^i · c (use_pow) or
+// x[i] *= c, for thread t of T: the elements t, t + T, t + 2T, ... from
+// base^t · c, stepping by base^T (ntt.cu's k_powscale; the host tests run
+// it for every t).
+__device__ __forceinline__ void fr_powscale_run(fr_t* x, size_t n, size_t T, size_t t, const fr_t& base,
+                                                const fr_t& c, bool use_pow, const fr_t& one) {
+    fr_t f = c, step = c;
+    if (use_pow) {
+        f = fr_mul(fr_pow(base, t, one), c);
+        step = fr_pow(base, T, one);
+    }
+    for (size_t i = t; i < n; i += T) {
+        x[i] = fr_mul(x[i], f);
+        if (use_pow) f = fr_mul(f, step);
+    }
+}
+
 #ifdef __CUDACC__
 // Fills x with pseudo-random elements below r (xorshift from the seed and
 // the index), for the bench drivers: device-resident, never zeros.

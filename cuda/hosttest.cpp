@@ -11,6 +11,9 @@
 //   op 12      signed digits: scalar (32 bytes, Montgomery), u32 c (8-24)
 //              -> u32 negated, u32 nw, 32 int32 digits
 //   op 14      fp sqr (a: 48 bytes)                         -> 48 bytes
+//   op 15      coset scaling (fr_powscale_run for every thread): u32 n, u32 T,
+//              u32 use_pow, base, c, one (32 bytes each), n elements -> n
+//              elements
 //   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
 //              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
@@ -100,6 +103,21 @@ int main() {
                 put(&neg, 4);
                 put(&nw, 4);
                 put(d, sizeof d);
+                break;
+            }
+            case 15: {
+                uint32_t n, T, use_pow;
+                fr_t base, c, one;
+                ok = get(&n, 4) && get(&T, 4) && get(&use_pow, 4) && get(&base, 32) && get(&c, 32) && get(&one, 32) &&
+                     n <= (1u << 20) && T >= 1;
+                if (!ok) break;
+                fr_t* x = new fr_t[n ? n : 1];
+                ok = get(x, (size_t)n * 32);
+                if (ok) {
+                    for (uint32_t t = 0; t < T; t++) fr_powscale_run(x, n, T, t, base, c, use_pow != 0, one);
+                    put(x, (size_t)n * 32);
+                }
+                delete[] x;
                 break;
             }
             case 14: {

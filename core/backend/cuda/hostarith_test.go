@@ -344,6 +344,61 @@ func checkCurve(t *testing.T, run func([]byte) []byte) {
 	require.Empty(t, resp)
 }
 
+// TestHostArithPowscale runs the NTT's coset scaling (fr_powscale_run, for
+// every thread of a launch) and compares it with x[i]·base^i·c (or x[i]·c)
+// from gnark-crypto, for run lengths that do and do not divide n and more
+// threads than elements.
+func TestHostArithPowscale(t *testing.T) {
+	run := hostArith(t)
+	type tc struct {
+		n, T   int
+		usePow bool
+	}
+	cases := []tc{{1, 1, true}, {5, 1, true}, {32, 1, true}, {33, 2, true}, {100, 7, true}, {1000, 32, true},
+		{1024, 32, true}, {1024, 32, false}, {3, 5, true}}
+	var req bytes.Buffer
+	var wants [][]fr.Element
+	for _, c := range cases {
+		base, k := randFr(t), randFr(t)
+		one := fr.One()
+		x := make([]fr.Element, c.n)
+		want := make([]fr.Element, c.n)
+		var f fr.Element
+		f.Set(&k)
+		for i := range x {
+			x[i] = randFr(t)
+			want[i].Mul(&x[i], &f)
+			if c.usePow {
+				f.Mul(&f, &base)
+			}
+		}
+		wants = append(wants, want)
+		req.WriteByte(15)
+		pow := uint32(0)
+		if c.usePow {
+			pow = 1
+		}
+		for _, v := range []uint32{uint32(c.n), uint32(c.T), pow} {
+			_ = binary.Write(&req, binary.LittleEndian, v)
+		}
+		req.Write(raw(&base))
+		req.Write(raw(&k))
+		req.Write(raw(&one))
+		for i := range x {
+			req.Write(raw(&x[i]))
+		}
+	}
+	resp := run(req.Bytes())
+	for ci, c := range cases {
+		for i := 0; i < c.n; i++ {
+			got := fromRaw[fr.Element](resp[:fr.Bytes])
+			resp = resp[fr.Bytes:]
+			require.True(t, got.Equal(&wants[ci][i]), "case %d (n %d, %d threads, pow %v): element %d", ci, c.n, c.T, c.usePow, i)
+		}
+	}
+	require.Empty(t, resp)
+}
+
 func TestHostArithSignedDigits(t *testing.T) {
 	run := hostArith(t)
 	r := fr.Modulus()
