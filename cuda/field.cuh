@@ -482,6 +482,39 @@ __device__ __forceinline__ void fr_powscale_run(fr_t* x, size_t n, size_t T, siz
     }
 }
 
+// One radix-2 DIT butterfly of half-size m, thread i of n/2 (ntt.cu's
+// k_stage): twiddle stride n/(2m) in tw (n/2 powers of ω).
+__device__ __forceinline__ void fr_radix2(fr_t* x, size_t n, size_t m, const fr_t* tw, size_t i) {
+    const size_t j = i & (m - 1);
+    const size_t i1 = ((i - j) << 1) + j, i2 = i1 + m;
+    const fr_t w = tw[j * (n / (2 * m))];
+    const fr_t u = x[i1], v = fr_mul(x[i2], w);
+    x[i1] = fr_add(u, v);
+    x[i2] = fr_sub(u, v);
+}
+
+// The stages of half-sizes m and 2m at once, thread i of n/4 (ntt.cu's
+// k_stage4): the elements i0 + {0, m, 2m, 3m} of one block of 4m, read and
+// written once — half the passes over x of two radix-2 stages, the same
+// four products. The host tests check it against fr_radix2 twice.
+__device__ __forceinline__ void fr_radix4(fr_t* x, size_t n, size_t m, const fr_t* tw, size_t i) {
+    const size_t j = i & (m - 1);
+    const size_t i0 = ((i - j) << 2) + j;
+    const fr_t a0 = x[i0], a1 = x[i0 + m], a2 = x[i0 + 2 * m], a3 = x[i0 + 3 * m];
+    const fr_t w1 = tw[j * (n / (2 * m))];  // stage m: (i0, i0 + m), (i0 + 2m, i0 + 3m)
+    fr_t v = fr_mul(a1, w1);
+    const fr_t b0 = fr_add(a0, v), b1 = fr_sub(a0, v);
+    v = fr_mul(a3, w1);
+    const fr_t b2 = fr_add(a2, v), b3 = fr_sub(a2, v);
+    const size_t s = n / (4 * m);  // stage 2m: (i0, i0 + 2m) at j, (i0 + m, i0 + 3m) at j + m
+    v = fr_mul(b2, tw[j * s]);
+    x[i0] = fr_add(b0, v);
+    x[i0 + 2 * m] = fr_sub(b0, v);
+    v = fr_mul(b3, tw[(j + m) * s]);
+    x[i0 + m] = fr_add(b1, v);
+    x[i0 + 3 * m] = fr_sub(b1, v);
+}
+
 #ifdef __CUDACC__
 // Fills x with pseudo-random elements below r (xorshift from the seed and
 // the index), for the bench drivers: device-resident, never zeros.

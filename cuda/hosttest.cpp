@@ -11,6 +11,9 @@
 //   op 12      signed digits: scalar (32 bytes, Montgomery), u32 c (8-24)
 //              -> u32 negated, u32 nw, 32 int32 digits
 //   op 14      fp sqr (a: 48 bytes)                         -> 48 bytes
+//   op 16      NTT stages: u32 n (≤ 2^16), u32 m (2m < n), n/2 twiddles, n
+//              elements -> the elements after fr_radix2 stages m and 2m, then
+//              after one fr_radix4 pass at m (2n elements)
 //   op 15      coset scaling (fr_powscale_run for every thread): u32 n, u32 T,
 //              u32 use_pow, base, c, one (32 bytes each), n elements -> n
 //              elements
@@ -103,6 +106,28 @@ int main() {
                 put(&neg, 4);
                 put(&nw, 4);
                 put(d, sizeof d);
+                break;
+            }
+            case 16: {
+                uint32_t n, m;
+                ok = get(&n, 4) && get(&m, 4) && n >= 4 && n <= (1u << 16) && (n & (n - 1)) == 0 && m >= 1 &&
+                     (m & (m - 1)) == 0 && 2 * m < n;
+                if (!ok) break;
+                fr_t* tw = new fr_t[n / 2];
+                fr_t* x = new fr_t[n];
+                fr_t* y = new fr_t[n];
+                ok = get(tw, (size_t)n / 2 * 32) && get(x, (size_t)n * 32);
+                if (ok) {
+                    memcpy(y, x, (size_t)n * 32);
+                    for (size_t i = 0; i < n / 2; i++) fr_radix2(x, n, m, tw, i);
+                    for (size_t i = 0; i < n / 2; i++) fr_radix2(x, n, 2 * m, tw, i);
+                    for (size_t i = 0; i < n / 4; i++) fr_radix4(y, n, m, tw, i);
+                    put(x, (size_t)n * 32);
+                    put(y, (size_t)n * 32);
+                }
+                delete[] tw;
+                delete[] x;
+                delete[] y;
                 break;
             }
             case 15: {

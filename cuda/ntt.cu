@@ -67,15 +67,15 @@ __global__ void k_bitrev(fr_t* x, size_t n, int logn) {
 // One DIT stage: butterflies of half-size m, twiddle stride n/(2m).
 __global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n / 2) return;
-    size_t j = i & (m - 1);
-    size_t i1 = ((i - j) << 1) + j;
-    size_t i2 = i1 + m;
-    fr_t w = tw[j * (n / (2 * m))];
-    fr_t u = x[i1];
-    fr_t v = fr_mul(x[i2], w);
-    x[i1] = fr_add(u, v);
-    x[i2] = fr_sub(u, v);
+    if (i < n / 2) fr_radix2(x, n, m, tw, i);
+}
+
+// Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4).
+// Experiment (CUZK_CUDA_NTT_VARIANT=2, cuda/NOTES.md): 12 passes instead of
+// 24 at 2^24, where the stages are bound by the device's bandwidth.
+__global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n / 4) fr_radix4(x, n, m, tw, i);
 }
 
 // The first stages (half-sizes 1 .. LOCAL/2) in shared memory: after the
@@ -105,10 +105,11 @@ __global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, c
     blk[t + len / 2] = sh[t + len / 2];
 }
 
-int ntt_variant() {  // read once per process
+int ntt_variant() {  // read once per process: 1 the shared-memory first stages, 2 radix-4 passes
     static const int v = [] {
         const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
-        return env && atoi(env) == 1 ? 1 : 0;
+        const int k = env ? atoi(env) : 0;
+        return k == 1 || k == 2 ? k : 0;
     }();
     return v;
 }
@@ -165,8 +166,14 @@ int ntt_device(fr_t* x, size_t n, int logn, int inverse, int coset, const consts
         CKLAUNCH();
         m = len;
     }
-    for (; m < n; m <<= 1) {
-        k_stage<<<blocks(n / 2), THREADS>>>(x, n, m, inverse ? twi : tw);
+    while (m < n) {
+        if (ntt_variant() == 2 && 2 * m < n) {  // two stages a pass
+            k_stage4<<<blocks(n / 4), THREADS>>>(x, n, m, inverse ? twi : tw);
+            m <<= 2;
+        } else {
+            k_stage<<<blocks(n / 2), THREADS>>>(x, n, m, inverse ? twi : tw);
+            m <<= 1;
+        }
         CKLAUNCH();
     }
     if (inverse) {

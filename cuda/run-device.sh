@@ -23,7 +23,8 @@
 # CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `pool`
 # CUZK_CUDA_MSM_POOL=1 (the MSM's scratch kept in a stream-ordered pool:
 # checks at VARIANT_SIZES, the MSM table, the 2^24 partition), `nttvariant`
-# CUZK_CUDA_NTT_VARIANT=1 (the first ten NTT stages in shared memory).
+# CUZK_CUDA_NTT_VARIANT=$NTT_VARIANT (2, the default: two stages a pass;
+# 1: the first ten stages in shared memory): NTT and h checks, the table.
 # One call runs at most 10 minutes: split the steps over calls, carrying
 # build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
 # `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
@@ -151,10 +152,10 @@ if has pool; then
     -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/pool-partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
 if has nttvariant; then
-  CUZK_CUDA_NTT_VARIANT=1 ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches' 2>&1 \
+  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-2} ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Proof' 2>&1 \
     | tee "$out/nttvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
-  CUZK_CUDA_NTT_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
+  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-2} CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
     | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has profile; then

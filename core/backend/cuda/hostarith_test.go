@@ -399,6 +399,39 @@ func TestHostArithPowscale(t *testing.T) {
 	require.Empty(t, resp)
 }
 
+// TestHostArithRadix4 checks the NTT's two-stage pass (fr_radix4) against
+// the radix-2 stages it replaces (fr_radix2 at m, then 2m — the butterfly
+// the GPU's NTT checks validate), on random twiddle tables and inputs, for
+// every pair of stages of several sizes.
+func TestHostArithRadix4(t *testing.T) {
+	run := hostArith(t)
+	type tc struct{ n, m int }
+	var cases []tc
+	for _, n := range []int{4, 8, 64, 1024} {
+		for m := 1; 2*m < n; m <<= 1 {
+			cases = append(cases, tc{n, m})
+		}
+	}
+	var req bytes.Buffer
+	for _, c := range cases {
+		req.WriteByte(16)
+		_ = binary.Write(&req, binary.LittleEndian, uint32(c.n))
+		_ = binary.Write(&req, binary.LittleEndian, uint32(c.m))
+		for range c.n/2 + c.n {
+			e := randFr(t)
+			req.Write(raw(&e))
+		}
+	}
+	resp := run(req.Bytes())
+	for _, c := range cases {
+		size := c.n * fr.Bytes
+		require.GreaterOrEqual(t, len(resp), 2*size)
+		require.Equal(t, resp[:size], resp[size:2*size], "n %d, stages %d and %d", c.n, c.m, 2*c.m)
+		resp = resp[2*size:]
+	}
+	require.Empty(t, resp)
+}
+
 func TestHostArithSignedDigits(t *testing.T) {
 	run := hostArith(t)
 	r := fr.Modulus()
