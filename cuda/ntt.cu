@@ -261,7 +261,10 @@ extern "C" int cuzk_cuda_device_info(int dev, char* name, size_t namelen, size_t
     CK(cudaSetDevice(dev));
     CK(cudaGetDeviceProperties(&p, dev));
     if (name && namelen) snprintf(name, namelen, "%s", p.name);
-    if (total && freeb) CK(cudaMemGetInfo(freeb, total));
+    if (total && freeb) {
+        CK(cudaMemGetInfo(freeb, total));
+        *freeb += cuzk::pool_idle();  // the MSM pool's idle bytes are free to the caller too
+    }
 done:
     return rc;
 }
