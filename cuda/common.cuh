@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <atomic>
+
 namespace cuzk {
 
 // fail formats a message into err (errlen bytes) and returns code.
@@ -36,16 +38,20 @@ static inline bool msm_pool() {
     return on;
 }
 
-// The current device's default pool, set to keep what is freed into it.
+// The current device's default pool, set once to keep what is freed into
+// it.
 static inline cudaMemPool_t device_pool() {
+    static std::atomic<bool> kept[64];
     int dev = 0;
     cudaMemPool_t pool = nullptr;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) {
         cudaGetLastError();
         return nullptr;
     }
-    uint64_t keep = UINT64_MAX;
-    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    if (dev < 0 || dev >= 64 || !kept[dev].exchange(true)) {
+        uint64_t keep = UINT64_MAX;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
     return pool;
 }
 

@@ -106,6 +106,49 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
 }
 
 #if !defined(CUZK_EVENODD_MUL) && !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
+// The chains of one row of the aligned product below (and of its squaring):
+// T[i + j] += x_j·y as 64-bit pairs for even j, the carry into T[i + N] ...
+template <int N>
+__device__ __forceinline__ void mad_even(uint32_t* T, int i, const uint32_t* x, uint32_t y) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+        T[i + j] = j ? cc::madc_lo_cc(x[j], y, T[i + j]) : cc::mad_lo_cc(x[j], y, T[i + j]);
+        T[i + j + 1] = cc::madc_hi_cc(x[j], y, T[i + j + 1]);
+    }
+    T[i + N] = cc::addc(T[i + N], 0);
+}
+
+// ... and U[i + j] += x_j·y for odd j, the carry into U[i + N + 1]; WithC0
+// starts the chain by adding the row before's carry c0 at limb i.
+template <int N, bool WithC0>
+__device__ __forceinline__ void mad_odd(uint32_t* U, int i, const uint32_t* x, uint32_t y, uint32_t c0) {
+    if (WithC0) U[i] = cc::add_cc(U[i], c0);
+#pragma unroll
+    for (int j = 1; j < N; j += 2) {
+        U[i + j] = (WithC0 || j > 1) ? cc::madc_lo_cc(x[j], y, U[i + j]) : cc::mad_lo_cc(x[j], y, U[i + j]);
+        U[i + j + 1] = cc::madc_hi_cc(x[j], y, U[i + j + 1]);
+    }
+    U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+}
+
+// The result, P[N..2N) + Q[N..2N) plus the last row's carry c0 (below 2p):
+// reduced once, or left as it is (Lazy).
+template <int N, bool Lazy>
+__device__ __forceinline__ felem<N> mont_finish(const uint32_t* P, const uint32_t* Q, uint32_t c0, const uint32_t* p) {
+    uint32_t r[N];
+    cc::add_cc(c0, 0xffffffffu);  // the flag set to c0
+#pragma unroll
+    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
+    felem<N> out;
+    if (Lazy) {
+#pragma unroll
+        for (int k = 0; k < N; k++) out.v[k] = r[k];
+    } else {
+        reduce_once<N>(out.v, r, p);
+    }
+    return out;
+}
+
 // The default since kernel v7 (session 4, cuda/NOTES.md: the G1 MSM at 2^24
 // 212 → 168 ms on the H200, its accumulation 185 → 146 ms): the even/odd
 // product below with its two accumulators indexed by absolute limb (P[k],
@@ -135,49 +178,17 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
         uint32_t* T = (i & 1) ? Q : P;
         uint32_t* U = (i & 1) ? P : Q;
         const uint32_t bi = b.v[i];
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            T[i + j] = j ? cc::madc_lo_cc(a.v[j], bi, T[i + j]) : cc::mad_lo_cc(a.v[j], bi, T[i + j]);
-            T[i + j + 1] = cc::madc_hi_cc(a.v[j], bi, T[i + j + 1]);
-        }
-        T[i + N] = cc::addc(T[i + N], 0);
-        U[i] = cc::add_cc(U[i], c0);
-#pragma unroll
-        for (int j = 1; j < N; j += 2) {
-            U[i + j] = cc::madc_lo_cc(a.v[j], bi, U[i + j]);
-            U[i + j + 1] = cc::madc_hi_cc(a.v[j], bi, U[i + j + 1]);
-        }
-        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        mad_even<N>(T, i, a.v, bi);
+        mad_odd<N, true>(U, i, a.v, bi, c0);
         // m·p, m making limb i 0 mod 2^32
         const uint32_t m = (T[i] + U[i]) * pinv;
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            T[i + j] = j ? cc::madc_lo_cc(m, p[j], T[i + j]) : cc::mad_lo_cc(m, p[j], T[i + j]);
-            T[i + j + 1] = cc::madc_hi_cc(m, p[j], T[i + j + 1]);
-        }
-        T[i + N] = cc::addc(T[i + N], 0);
-#pragma unroll
-        for (int j = 1; j < N; j += 2) {
-            U[i + j] = j > 1 ? cc::madc_lo_cc(m, p[j], U[i + j]) : cc::mad_lo_cc(m, p[j], U[i + j]);
-            U[i + j + 1] = cc::madc_hi_cc(m, p[j], U[i + j + 1]);
-        }
-        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        mad_even<N>(T, i, p, m);
+        mad_odd<N, false>(U, i, p, m, 0);
         // T[i] + U[i] is 0 or 2^32: its carry goes to limb i + 1
         cc::add_cc(T[i], U[i]);
         c0 = cc::addc(0, 0);
     }
-    uint32_t r[N];
-    cc::add_cc(c0, 0xffffffffu);  // the flag set to c0
-#pragma unroll
-    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
-    felem<N> out;
-    if (Lazy) {
-#pragma unroll
-        for (int k = 0; k < N; k++) out.v[k] = r[k];
-    } else {
-        reduce_once<N>(out.v, r, p);
-    }
-    return out;
+    return mont_finish<N, Lazy>(P, Q, c0, p);
 }
 #define CUZK_HAS_LAZY_MUL 1
 
@@ -234,34 +245,12 @@ __device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* 
         }
         // m·p, m making limb i (with c0) 0 mod 2^32
         const uint32_t m = (T[i] + U[i] + c0) * pinv;
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            T[i + j] = j ? cc::madc_lo_cc(m, p[j], T[i + j]) : cc::mad_lo_cc(m, p[j], T[i + j]);
-            T[i + j + 1] = cc::madc_hi_cc(m, p[j], T[i + j + 1]);
-        }
-        T[i + N] = cc::addc(T[i + N], 0);
-        U[i] = cc::add_cc(U[i], c0);
-#pragma unroll
-        for (int j = 1; j < N; j += 2) {
-            U[i + j] = cc::madc_lo_cc(m, p[j], U[i + j]);
-            U[i + j + 1] = cc::madc_hi_cc(m, p[j], U[i + j + 1]);
-        }
-        U[i + N + 1] = cc::addc(U[i + N + 1], 0);
+        mad_even<N>(T, i, p, m);
+        mad_odd<N, true>(U, i, p, m, c0);
         cc::add_cc(T[i], U[i]);
         c0 = cc::addc(0, 0);
     }
-    uint32_t r[N];
-    cc::add_cc(c0, 0xffffffffu);
-#pragma unroll
-    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(P[N + k], Q[N + k]);
-    felem<N> out;
-    if (Lazy) {
-#pragma unroll
-        for (int k = 0; k < N; k++) out.v[k] = r[k];
-    } else {
-        reduce_once<N>(out.v, r, p);
-    }
-    return out;
+    return mont_finish<N, Lazy>(P, Q, c0, p);
 }
 #elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
 // Kernel v6's multiplier (-DCUZK_EVENODD_MUL; cuda/NOTES.md: the G1

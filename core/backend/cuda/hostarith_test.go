@@ -109,13 +109,6 @@ func checkLazy(t *testing.T, run func([]byte) []byte) {
 		}
 		return b
 	}
-	fromLE := func(b []byte) *big.Int {
-		be := make([]byte, len(b))
-		for i := range b {
-			be[i] = b[len(b)-1-i]
-		}
-		return new(big.Int).SetBytes(be)
-	}
 	var req bytes.Buffer
 	for i, a := range vals {
 		b := vals[(i*7+3)%len(vals)]
@@ -137,12 +130,12 @@ func checkLazy(t *testing.T, run func([]byte) []byte) {
 			mod(new(big.Int).Sub(a, b)),
 		}
 		for k, w := range want {
-			got := fromLE(r[k*fp.Bytes : (k+1)*fp.Bytes])
+			got := leInt(r[k*fp.Bytes : (k+1)*fp.Bytes])
 			what := [...]string{"mul", "sqr", "add", "sub"}[k]
 			require.True(t, got.Cmp(twoP) < 0, "%s(%v, %v) = %v is not below 2p", what, a, b, got)
 			require.Zero(t, mod(got).Cmp(w), "%s(%v, %v) = %v, want %v mod p", what, a, b, got, w)
 		}
-		canon := fromLE(r[4*fp.Bytes : 5*fp.Bytes])
+		canon := leInt(r[4*fp.Bytes : 5*fp.Bytes])
 		require.Zero(t, canon.Cmp(mod(a)), "canon(%v) = %v", a, canon)
 		zero := binary.LittleEndian.Uint32(r[5*fp.Bytes:])
 		require.Equal(t, mod(a).Sign() == 0, zero == 1, "is_zero(%v) = %d", a, zero)
@@ -308,17 +301,23 @@ func checkSums[A, J any, PA affinePt[A, J], PJ jacobianPt[A, J]](t *testing.T, n
 	return resp
 }
 
+// leInt reads a little-endian unsigned integer (the raw limbs of an
+// element).
+func leInt(b []byte) *big.Int {
+	be := make([]byte, len(b))
+	for i := range b {
+		be[i] = b[len(b)-1-i]
+	}
+	return new(big.Int).SetBytes(be)
+}
+
 // requireCanonical checks that every coordinate of a raw point (48-byte
 // little-endian Fp elements, Montgomery form) is below p: what the GPU's
 // own formulas (and the Go side) assume of the points they are given.
 func requireCanonical(t *testing.T, b []byte, format string, args ...any) {
 	t.Helper()
 	for off := 0; off+fp.Bytes <= len(b); off += fp.Bytes {
-		be := make([]byte, fp.Bytes)
-		for i := range be {
-			be[i] = b[off+fp.Bytes-1-i]
-		}
-		require.True(t, new(big.Int).SetBytes(be).Cmp(fp.Modulus()) < 0,
+		require.True(t, leInt(b[off:off+fp.Bytes]).Cmp(fp.Modulus()) < 0,
 			append([]any{"coordinate at byte %d not below p: " + format, off}, args...)...)
 	}
 }
