@@ -23,17 +23,19 @@ static inline int fail(char* err, size_t errlen, int code, const char* fmt, ...)
     return code;
 }
 
-// Experiment (CUZK_CUDA_MSM_POOL=1, read once; cuda/NOTES.md): an MSM's
-// scratch comes from the device's stream-ordered pool, which keeps freed
-// memory for the next MSM instead of handing it back to the driver (at
-// 2^24 the frees of ~8.6 GB of scratch measured ~3-4 ms an MSM). The other
-// allocations (dev_malloc) trim the pool and try again when the device is
-// out of memory, and the MSM's pass sizing counts the pool's idle bytes as
-// free.
+// An MSM's scratch comes from the device's stream-ordered pool, which keeps
+// freed memory for the next MSM instead of handing it back to the driver
+// (at 2^24 the frees of ~8.6 GB of scratch measured ~3-4 ms an MSM; the
+// default since session 5: G1 MSM 2^24 141.7 → 135.3 ms on the H200,
+// cuda/NOTES.md). The other allocations (dev_malloc) trim the pool and try
+// again when the device is out of memory, and the MSM's pass sizing counts
+// the pool's idle bytes as free. CUZK_CUDA_MSM_POOL=0 (read once) turns it
+// off: every MSM then hands its scratch back (a GPU shared with other
+// processes).
 static inline bool msm_pool() {
     static const bool on = [] {
         const char* e = getenv("CUZK_CUDA_MSM_POOL");
-        return e && atoi(e) == 1;
+        return !(e && *e && atoi(e) == 0);
     }();
     return on;
 }
@@ -55,7 +57,7 @@ static inline cudaMemPool_t device_pool() {
     return pool;
 }
 
-// Bytes the pool holds without a user (0 without the experiment).
+// Bytes the pool holds without a user (0 with CUZK_CUDA_MSM_POOL=0).
 static inline size_t pool_idle() {
     if (!msm_pool()) return 0;
     cudaMemPool_t pool = device_pool();

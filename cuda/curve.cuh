@@ -18,7 +18,7 @@ static __device__ __constant__ uint32_t FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0x
 
 // ---- Fp ----
 __device__ __forceinline__ fp_t f_mul(const fp_t& a, const fp_t& b) { return mont_mul<12>(a, b, FP_P, FP_PINV); }
-#if defined(CUZK_SQR) && defined(CUZK_HAS_LAZY_MUL)  // experiment: the dedicated squaring (field.cuh)
+#if defined(CUZK_SQR) && defined(CUZK_HAS_LAZY_MUL)  // the dedicated squaring (field.cuh)
 __device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return mont_sqr<12>(a, FP_P, FP_PINV); }
 #else
 __device__ __forceinline__ fp_t f_sqr(const fp_t& a) { return mont_mul<12>(a, a, FP_P, FP_PINV); }
@@ -49,7 +49,7 @@ __device__ __forceinline__ void f_set_zero(fp_t& o) {
 }
 
 // ---- the bucket accumulation's Fp operations (fl_*) ----
-// Experiment -DCUZK_LAZY (with the default multiplier): the accumulator's
+// CUZK_LAZY (the default since v8, with the default multiplier; field.cuh): the accumulator's
 // coordinates stay below 2p instead of p — products skip their final
 // subtraction, sums and differences are taken mod 2p, zero is 0 or p — and
 // are made canonical (fl_canon) before they leave the accumulation
@@ -307,7 +307,7 @@ __device__ __forceinline__ xyzz_t<F> xyzz_double(const xyzz_t<F>& acc) {
 }
 
 // madd-2008-s: p + a, in the accumulation's operations (fl_*: with
-// -DCUZK_LAZY the result's coordinates are below 2p, not canonical).
+// CUZK_LAZY the result's coordinates are below 2p, not canonical).
 template <class F>
 __device__ __forceinline__ xyzz_t<F> xyzz_add_mixed(const xyzz_t<F>& p, const affine_t<F>& a) {
     if (pt_is_inf(a)) return p;

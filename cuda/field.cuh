@@ -29,6 +29,18 @@
 #define __align__(n) alignas(n)
 #endif
 
+// Kernel v8's defaults (session 5, cuda/NOTES.md: the G1 MSM at 2^24
+// 155.5 → 141.7 ms on the H200, its accumulation 131 → 120 ms): the G1
+// accumulation's coordinates kept below 2p (CUZK_LAZY, curve.cuh) and the
+// dedicated Fp squaring (CUZK_SQR, below). -DCUZK_EAGER and -DCUZK_NO_SQR
+// build kernel v7's (both: `v7` in cuda/run-device.sh).
+#if !defined(CUZK_EAGER) && !defined(CUZK_LAZY)
+#define CUZK_LAZY 1
+#endif
+#if !defined(CUZK_NO_SQR) && !defined(CUZK_SQR)
+#define CUZK_SQR 1
+#endif
+
 template <int N>
 struct __align__(16) felem {
     uint32_t v[N];
@@ -160,7 +172,7 @@ __device__ __forceinline__ felem<N> mont_finish(const uint32_t* P, const uint32_
 // in every row; in v6's version X's pairs shift by one limb a row,
 // and its SASS (sm_80) spends ~5,700 moves on realigning them in the
 // accumulation kernel, beside ~6,600 wide multiply-adds.
-// Lazy (the experiment -DCUZK_LAZY, curve.cuh): the result is left below
+// Lazy (CUZK_LAZY, the default since v8, curve.cuh): the result is left below
 // 2p, without the final subtraction, for inputs below 2p — (a·b + m·p)/R <
 // (4p² + R·p)/R < 2p because 4p < R = 2^(32N) for both moduli.
 template <int N, bool Lazy = false>
@@ -192,7 +204,7 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
 }
 #define CUZK_HAS_LAZY_MUL 1
 
-// Squaring (the experiment -DCUZK_SQR, curve.cuh), the product above with
+// Squaring (CUZK_SQR, the default since v8, curve.cuh), the product above with
 // each cross product a_i·a_j (i < j) formed once: row i multiplies a_i by
 // a_i (limb 2i), by e_(i+1) = a_(i+1)·2 mod 2^32 (limb 2i + 1) and by
 // d_j = a_j·2 mod 2^32 + the top bit of a_(j−1) (limb i + j, j ≥ i + 2):

@@ -44,7 +44,7 @@ using cuzk::fail;
 using cuzk::THREADS;
 
 // dmem owns a device allocation: an MSM's scratch, from the stream-ordered
-// pool with CUZK_CUDA_MSM_POOL=1 (common.cuh), else from cudaMalloc.
+// pool (common.cuh; CUZK_CUDA_MSM_POOL=0: from cudaMalloc).
 struct dmem {
     void* p = nullptr;
     bool pooled = false;

@@ -70,9 +70,10 @@ __global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     if (i < n / 2) fr_radix2(x, n, m, tw, i);
 }
 
-// Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4).
-// Experiment (CUZK_CUDA_NTT_VARIANT=2, cuda/NOTES.md): 12 passes instead of
-// 24 at 2^24, where the stages are bound by the device's bandwidth.
+// Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4):
+// 12 passes instead of 24 at 2^24, where the stages are bound by the
+// device's bandwidth. The default since session 5 (NTT 2^24 8.35 → 6.16 ms
+// on the H200, cuda/NOTES.md); CUZK_CUDA_NTT_VARIANT=0 runs one stage a pass.
 __global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n / 4) fr_radix4(x, n, m, tw, i);
@@ -105,11 +106,11 @@ __global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, c
     blk[t + len / 2] = sh[t + len / 2];
 }
 
-int ntt_variant() {  // read once per process: 1 the shared-memory first stages, 2 radix-4 passes
+int ntt_variant() {  // read once per process: 0 radix-2 passes, 1 the shared-memory first stages, 2 radix-4 passes (default)
     static const int v = [] {
         const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
-        const int k = env ? atoi(env) : 0;
-        return k == 1 || k == 2 ? k : 0;
+        const int k = env && *env ? atoi(env) : 2;
+        return k == 0 || k == 1 ? k : 2;
     }();
     return v;
 }

@@ -5,25 +5,26 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [evenodd] [serialmul] [blocks3] [lazy] [sqr]
-#                             [lazysqr] [sub512] [msmvariant]
-#                             [nttvariant] [pool] [sweep] [profile] [sanitize]
+#                             [evenodd] [serialmul] [blocks3] [v7] [eager]
+#                             [nosqr] [sub512] [msmvariant]
+#                             [nttvariant] [nopool] [sweep] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd`, `serialmul`, `blocks3`, `lazy`, `sqr`, `lazysqr` and `sub512`
+# `evenodd`, `serialmul`, `blocks3`, `v7`, `eager`, `nosqr` and `sub512`
 # build a second library (kernel v6's even/odd multiplier; v5's single
-# chain; the accumulation at 3 blocks a multiprocessor, 168 registers; the
-# G1 accumulation's coordinates kept below 2p, -DCUZK_LAZY; the dedicated
-# Fp squaring, -DCUZK_SQR; both; cells of 512 pairs), check it (VARIANT_SIZES, default
+# chain; the accumulation at 3 blocks a multiprocessor, 168 registers;
+# kernel v7, -DCUZK_EAGER -DCUZK_NO_SQR; the G1 accumulation's coordinates
+# kept canonical, -DCUZK_EAGER; squares by the multiplier, -DCUZK_NO_SQR;
+# cells of 512 pairs), check it (VARIANT_SIZES, default
 # 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
 # at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
-# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `pool`
-# CUZK_CUDA_MSM_POOL=1 (the MSM's scratch kept in a stream-ordered pool:
+# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nopool`
+# CUZK_CUDA_MSM_POOL=0 (the MSM's scratch handed back after each MSM:
 # checks at VARIANT_SIZES, the MSM table, the 2^24 partition), `nttvariant`
-# CUZK_CUDA_NTT_VARIANT=$NTT_VARIANT (2, the default: two stages a pass;
+# CUZK_CUDA_NTT_VARIANT=$NTT_VARIANT (0, the default: one stage a pass;
 # 1: the first ten stages in shared memory): NTT and h checks, the table.
 # One call runs at most 10 minutes: split the steps over calls, carrying
 # build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
@@ -73,18 +74,18 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 # Second libraries, for comparisons (cuda/field.cuh, cuda/msm.cuh): evenodd
 # is kernel v6's multiplier, serialmul v5's single chain (128 registers),
 # blocks3 the default with the accumulation at 3 blocks a multiprocessor,
-# lazy the G1 accumulation without the products' final subtractions, sqr
-# the Fp squaring with each cross product once, lazysqr both, sub512 cells
-# of 512 sorted pairs instead of 256.
-variants="evenodd serialmul blocks3 lazy sqr lazysqr sub512"
+# v7 the kernel before the lazy accumulation and the dedicated squaring,
+# eager and nosqr each of the two taken back alone, sub512 cells of 512
+# sorted pairs instead of 256.
+variants="evenodd serialmul blocks3 v7 eager nosqr sub512"
 variant_flags() {
   case $1 in
     evenodd) echo "-DCUZK_EVENODD_MUL" ;;
     serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
     blocks3) echo "-DSUBSUM_BLOCKS=3" ;;
-    lazy) echo "-DCUZK_LAZY" ;;
-    sqr) echo "-DCUZK_SQR" ;;
-    lazysqr) echo "-DCUZK_LAZY -DCUZK_SQR" ;;
+    v7) echo "-DCUZK_EAGER -DCUZK_NO_SQR" ;;
+    eager) echo "-DCUZK_EAGER" ;;
+    nosqr) echo "-DCUZK_NO_SQR" ;;
     sub512) echo "-DCUZK_SUB=512" ;;
   esac
 }
@@ -142,20 +143,20 @@ if has msmvariant; then
   CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
     | tee "$out/msmvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
-if has pool; then
-  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/pool-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/pool-correctness.log" || status=1
-  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'BenchMSM' 2>&1 | tee "$out/pool-bench.log" | grep -E '^\||FAIL|Error' || status=1
-  CUZK_CUDA_MSM_POOL=1 CUZK_CUDA_PARTITION=24 CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} ./build/cuda.test -test.v \
-    -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/pool-partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
+if has nopool; then
+  CUZK_CUDA_MSM_POOL=0 CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/nopool-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
+  grep -q '^PASS' "$out/nopool-correctness.log" || status=1
+  CUZK_CUDA_MSM_POOL=0 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
+    -test.run 'BenchMSM' 2>&1 | tee "$out/nopool-bench.log" | grep -E '^\||FAIL|Error' || status=1
+  CUZK_CUDA_MSM_POOL=0 CUZK_CUDA_PARTITION=24 CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} ./build/cuda.test -test.v \
+    -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/nopool-partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
 if has nttvariant; then
-  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-2} ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Proof' 2>&1 \
+  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-0} ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Proof' 2>&1 \
     | tee "$out/nttvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
   grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
-  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-2} CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
+  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-0} CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
     | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has profile; then

@@ -72,22 +72,22 @@ func randFp(t *testing.T) fp.Element {
 }
 
 func TestHostArithField(t *testing.T) {
-	t.Run("aligned even/odd pairs", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("aligned even/odd pairs, dedicated squaring", func(t *testing.T) { checkField(t, hostArith(t)) })
+	t.Run("squares by the multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_NO_SQR")) })
 	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
 	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
-	t.Run("dedicated squaring", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SQR")) })
 }
 
-// TestHostArithLazy checks the accumulation's Fp operations built with
-// -DCUZK_LAZY on inputs anywhere below 2p (the canonical value or it plus
+// TestHostArithLazy checks the accumulation's Fp operations (lazy, the
+// default since kernel v8) on inputs anywhere below 2p (the canonical value or it plus
 // p, edge values included) against big-integer arithmetic on the raw
 // Montgomery limbs: products a·b·R⁻¹, sums and differences congruent mod p
 // and below 2p, the canonical form below p and equal, zero recognised in
 // both of its forms (0 and p).
 func TestHostArithLazy(t *testing.T) {
-	t.Run("products", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_LAZY")) })
-	t.Run("dedicated squaring", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_LAZY", "-DCUZK_SQR")) })
+	t.Run("dedicated squaring", func(t *testing.T) { checkLazy(t, hostArith(t)) })
+	t.Run("squares by the multiplier", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_NO_SQR")) })
 }
 
 func checkLazy(t *testing.T, run func([]byte) []byte) {
@@ -323,11 +323,11 @@ func requireCanonical(t *testing.T, b []byte, format string, args ...any) {
 }
 
 func TestHostArithCurve(t *testing.T) {
-	t.Run("aligned even/odd pairs", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("lazy reduction, dedicated squaring", func(t *testing.T) { checkCurve(t, hostArith(t)) })
+	t.Run("lazy reduction", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_NO_SQR")) })
+	t.Run("canonical accumulation (v7)", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EAGER", "-DCUZK_NO_SQR")) })
 	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
 	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
-	t.Run("lazy reduction", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_LAZY")) })
-	t.Run("lazy reduction, dedicated squaring", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_LAZY", "-DCUZK_SQR")) })
 }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
