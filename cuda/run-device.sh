@@ -46,6 +46,7 @@
 # libraries' correctness sizes). For the test binary run by hand:
 # CUZK_CUDA_BENCH_CPU=0 (bench tables without the CPU columns),
 # CUZK_CUDA_BENCH_G1=k (the G1 MSM table at 2^k only, no G2: window sweeps),
+# CUZK_CUDA_BENCH_CPU_MAX=k (the MSM tables' CPU column up to 2^k),
 # CUZK_CUDA_MSM_MAX_PAIRS (pairs an MSM pass may hold: forces passes).
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}

@@ -464,13 +464,19 @@ func TestBenchMSM(t *testing.T) {
 }
 
 // msmTable prints one MSM table: row(n, withCPU) times the GPU (median of
-// 5, points resident, random device-side scalars) and, up to 2^cpuMax, the
-// CPU's MultiExp on the same points.
+// 5, points resident, random device-side scalars) and, up to 2^cpuMax
+// (CUZK_CUDA_BENCH_CPU_MAX overrides it), the CPU's MultiExp on the same
+// points.
 func msmTable(t *testing.T, group string, sizes []int, cpuMax int, row func(n int, withCPU bool) (gpuMs, cpuMs float64)) {
 	if len(sizes) == 0 {
 		return
 	}
 	fmt.Printf("\n| %s MSM size (uniform scalars) | GPU (ms, median of 5, points resident) | CPU %d cores (ms) | ratio |\n|---|---:|---:|---:|\n", group, runtime.GOMAXPROCS(0))
+	if env := os.Getenv("CUZK_CUDA_BENCH_CPU_MAX"); env != "" { // the CPU column up to 2^k (2^26 takes ~1 min)
+		k, err := strconv.Atoi(env)
+		require.NoError(t, err)
+		cpuMax = k
+	}
 	if !benchCPU() {
 		cpuMax = 0
 	}
