@@ -161,6 +161,20 @@ __device__ __forceinline__ felem<N> mont_finish(const uint32_t* P, const uint32_
     return out;
 }
 
+// The reduction half of row i: m·p added with m making limb i of T + U
+// (plus the row's carry c0 when WithC0: the squaring's rows leave it for
+// here) 0 mod 2^32; that limb sum is then 0 or 2^32, and its carry is the
+// next row's c0.
+template <int N, bool WithC0>
+__device__ __forceinline__ void mont_reduce_row(uint32_t* T, uint32_t* U, int i, const uint32_t* p, uint32_t pinv,
+                                                uint32_t& c0) {
+    const uint32_t m = (T[i] + U[i] + (WithC0 ? c0 : 0)) * pinv;
+    mad_even<N>(T, i, p, m);
+    mad_odd<N, WithC0>(U, i, p, m, c0);
+    cc::add_cc(T[i], U[i]);
+    c0 = cc::addc(0, 0);
+}
+
 // The default since kernel v7 (session 4, cuda/NOTES.md: the G1 MSM at 2^24
 // 212 → 168 ms on the H200, its accumulation 185 → 146 ms): the even/odd
 // product below with its two accumulators indexed by absolute limb (P[k],
@@ -191,14 +205,8 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
         uint32_t* U = (i & 1) ? P : Q;
         const uint32_t bi = b.v[i];
         mad_even<N>(T, i, a.v, bi);
-        mad_odd<N, true>(U, i, a.v, bi, c0);
-        // m·p, m making limb i 0 mod 2^32
-        const uint32_t m = (T[i] + U[i]) * pinv;
-        mad_even<N>(T, i, p, m);
-        mad_odd<N, false>(U, i, p, m, 0);
-        // T[i] + U[i] is 0 or 2^32: its carry goes to limb i + 1
-        cc::add_cc(T[i], U[i]);
-        c0 = cc::addc(0, 0);
+        mad_odd<N, true>(U, i, a.v, bi, c0);  // c0 enters with the product here
+        mont_reduce_row<N, false>(T, U, i, p, pinv, c0);
     }
     return mont_finish<N, Lazy>(P, Q, c0, p);
 }
@@ -255,12 +263,7 @@ __device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* 
             const int jq = i + 1 + ((N - 2 - i) & ~1);  // the last odd-chain j
             Q[i + jq + 2] = cc::addc(Q[i + jq + 2], 0);
         }
-        // m·p, m making limb i (with c0) 0 mod 2^32
-        const uint32_t m = (T[i] + U[i] + c0) * pinv;
-        mad_even<N>(T, i, p, m);
-        mad_odd<N, true>(U, i, p, m, c0);
-        cc::add_cc(T[i], U[i]);
-        c0 = cc::addc(0, 0);
+        mont_reduce_row<N, true>(T, U, i, p, pinv, c0);
     }
     return mont_finish<N, Lazy>(P, Q, c0, p);
 }

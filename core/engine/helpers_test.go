@@ -60,7 +60,6 @@ func (f fixture) request(id string, n int, p Priority) Request {
 	return req
 }
 
-// checkProofs verifies every proof of res independently of the engine.
 // proveChecked submits req to e, waits for it and checks its proofs.
 func (f fixture) proveChecked(t testing.TB, e *Engine, req Request) Result {
 	t.Helper()
@@ -72,6 +71,7 @@ func (f fixture) proveChecked(t testing.TB, e *Engine, req Request) Result {
 	return res
 }
 
+// checkProofs verifies every proof of res independently of the engine.
 func (f fixture) checkProofs(t testing.TB, req Request, res Result) {
 	t.Helper()
 	require.NoError(t, res.Err)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -120,21 +120,12 @@ func (e *Engine) pinAux(t *task) error {
 }
 
 // parallelCopy copies src into dst (same length) in up to tasks chunks
-// (0: GOMAXPROCS).
+// (0: GOMAXPROCS) of at least 2^16 elements.
 func parallelCopy(dst, src []fr.Element, tasks int) {
 	if tasks <= 0 {
 		tasks = runtime.GOMAXPROCS(0)
 	}
 	const minChunk = 1 << 16
-	chunk := max(minChunk, (len(src)+tasks-1)/tasks)
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(src); lo += chunk {
-		hi := min(lo+chunk, len(src))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	wg.Wait()
+	chunks := max(1, min(tasks, len(src)/minChunk))
+	par.Ranges(chunks, len(src), func(_, from, to int) { copy(dst[from:to], src[from:to]) })
 }

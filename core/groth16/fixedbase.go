@@ -3,6 +3,8 @@ package groth16
 import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // The development setup multiplies one base point by millions of scalars.
@@ -48,7 +50,7 @@ func newComb[J, A any, PJ jacobianOf[J, A]](base *A, n int, toAffine func([]J) [
 	}
 	stepsAff := toAffine(steps)
 	jt := make([]J, c.windows*c.per)
-	parallelFor(c.windows, func(i int) {
+	par.For(c.windows, func(i int) {
 		row := jt[i*c.per : (i+1)*c.per]
 		row[0] = steps[i]
 		for j := 1; j < c.per; j++ {
@@ -65,7 +67,7 @@ func (c *comb[J, A, PJ]) mul(scalars []fr.Element) []A {
 	out := make([]A, len(scalars))
 	const chunk = 1 << 12
 	mask := uint64(c.per)
-	parallelFor((len(scalars)+chunk-1)/chunk, func(k int) {
+	par.For((len(scalars)+chunk-1)/chunk, func(k int) {
 		from, to := k*chunk, min((k+1)*chunk, len(scalars))
 		acc := make([]J, to-from)
 		for i := from; i < to; i++ {

@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -126,7 +127,7 @@ func gather(inputs []fr.Element, inDensity *r1cs.Bitmap, aux []fr.Element, auxDe
 			k++
 		}
 	}
-	parallelFor(nBlocks, func(b int) {
+	par.For(nBlocks, func(b int) {
 		at := offsets[b]
 		for i, w := range block(b) {
 			base := (b*blockWords + i) * 64

@@ -3,11 +3,12 @@ package msm
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // Stats counts the scalars by class.
@@ -70,7 +71,7 @@ func split[A any, J any, PJ jac[A, J]](points []A, scalars []fr.Element, nbTasks
 		offsets[t] = offsets[t-1] + parts[t-1].Others
 	}
 	sums := make([]J, nbChunks)
-	parallel(nbChunks, n, func(t, from, to int) {
+	par.Ranges(nbChunks, n, func(t, from, to int) {
 		k := offsets[t]
 		for i := from; i < to; i++ {
 			switch {
@@ -97,24 +98,10 @@ func split[A any, J any, PJ jac[A, J]](points []A, scalars []fr.Element, nbTasks
 	return res, st, nil
 }
 
-// parallel runs fn on nbChunks contiguous ranges of [0, n); the ranges are
-// the same for the same arguments.
-func parallel(nbChunks, n int, fn func(t, from, to int)) {
-	var wg sync.WaitGroup
-	for t := 0; t < nbChunks; t++ {
-		wg.Add(1)
-		go func(t int) {
-			defer wg.Done()
-			fn(t, t*n/nbChunks, (t+1)*n/nbChunks)
-		}(t)
-	}
-	wg.Wait()
-}
-
 // classify counts the classes in nbChunks contiguous ranges.
 func classify(scalars []fr.Element, nbChunks int) []Stats {
 	parts := make([]Stats, nbChunks)
-	parallel(nbChunks, len(scalars), func(t, from, to int) {
+	par.Ranges(nbChunks, len(scalars), func(t, from, to int) {
 		for i := from; i < to; i++ {
 			switch {
 			case scalars[i].IsZero():
