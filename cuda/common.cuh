@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <atomic>
 
@@ -29,13 +30,13 @@ static inline int fail(char* err, size_t errlen, int code, const char* fmt, ...)
 // default since session 5: G1 MSM 2^24 141.7 → 135.3 ms on the H200,
 // cuda/NOTES.md). The other allocations (dev_malloc) trim the pool and try
 // again when the device is out of memory, and the MSM's pass sizing counts
-// the pool's idle bytes as free. CUZK_CUDA_MSM_POOL=0 (read once) turns it
-// off: every MSM then hands its scratch back (a GPU shared with other
-// processes).
+// the pool's idle bytes as free. CUZK_CUDA_MSM_POOL=0 (read once; any other
+// value keeps the pool) turns it off: every MSM then hands its scratch back
+// (a GPU shared with other processes).
 static inline bool msm_pool() {
     static const bool on = [] {
         const char* e = getenv("CUZK_CUDA_MSM_POOL");
-        return !(e && *e && atoi(e) == 0);
+        return !(e && strcmp(e, "0") == 0);
     }();
     return on;
 }

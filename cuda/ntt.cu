@@ -106,11 +106,14 @@ __global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, c
     blk[t + len / 2] = sh[t + len / 2];
 }
 
-int ntt_variant() {  // read once per process: 0 radix-2 passes, 1 the shared-memory first stages, 2 radix-4 passes (default)
+// CUZK_CUDA_NTT_VARIANT, read once per process: "0" radix-2 passes, "1" the
+// shared-memory first stages, anything else radix-4 passes (the default).
+int ntt_variant() {
     static const int v = [] {
         const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
-        const int k = env && *env ? atoi(env) : 2;
-        return k == 0 || k == 1 ? k : 2;
+        if (env && strcmp(env, "0") == 0) return 0;
+        if (env && strcmp(env, "1") == 0) return 1;
+        return 2;
     }();
     return v;
 }
