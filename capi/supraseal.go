@@ -136,13 +136,44 @@ func clone_SRS(s *C.SRS) C.SRS {
 	return out
 }
 
-// assignments converts the host's Assignment array without copying.
-func assignments(provers *C.Assignment, n C.size_t) ([]*groth16.Assignment, error) {
+// assignments converts the host's Assignment array without copying. Every
+// size is bounded by the parameters before any of the host's memory is
+// read: a bitmap's length must be its vector's, and a vector no longer
+// than the parameters allow.
+func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.Assignment, error) {
 	if provers == nil || n == 0 {
 		return nil, invalid("no provers")
 	}
+	domain, maxInputs, maxAux := h.AssignmentLimits()
+	if uint64(n) > maxCircuits {
+		return nil, invalid("num_circuits %d is more than %d", uint64(n), maxCircuits)
+	}
 	var out []*groth16.Assignment
 	for i, p := range unsafe.Slice(provers, int(n)) {
+		sizes := []struct {
+			name  string
+			v     C.size_t
+			limit int
+		}{
+			{"abc_size", p.abc_size, domain},
+			{"inp_assignment_size", p.inp_assignment_size, maxInputs},
+			{"aux_assignment_size", p.aux_assignment_size, maxAux},
+			{"a_aux_bit_len", p.a_aux_bit_len, maxAux},
+			{"b_aux_bit_len", p.b_aux_bit_len, maxAux},
+			{"b_inp_bit_len", p.b_inp_bit_len, maxInputs},
+			{"a_aux_popcount", p.a_aux_popcount, int(p.a_aux_bit_len)},
+			{"b_aux_popcount", p.b_aux_popcount, int(p.b_aux_bit_len)},
+			{"b_inp_popcount", p.b_inp_popcount, int(p.b_inp_bit_len)},
+		}
+		for _, sz := range sizes {
+			if uint64(sz.v) > uint64(sz.limit) {
+				return nil, invalid("prover %d: %s %d is more than the parameters allow (%d)", i, sz.name, uint64(sz.v), sz.limit)
+			}
+		}
+		if p.a_aux_bit_len != p.aux_assignment_size || p.b_aux_bit_len != p.aux_assignment_size || p.b_inp_bit_len != p.inp_assignment_size {
+			return nil, invalid("prover %d: density bit lengths %d/%d/%d do not match aux_assignment_size %d and inp_assignment_size %d", i,
+				uint64(p.a_aux_bit_len), uint64(p.b_aux_bit_len), uint64(p.b_inp_bit_len), uint64(p.aux_assignment_size), uint64(p.inp_assignment_size))
+		}
 		if p.a == nil || p.b == nil || p.c == nil || (p.inp_assignment_data == nil && p.inp_assignment_size > 0) ||
 			(p.aux_assignment_data == nil && p.aux_assignment_size > 0) ||
 			(p.a_aux_density == nil && p.a_aux_bit_len > 0) || (p.b_inp_density == nil && p.b_inp_bit_len > 0) ||
@@ -178,6 +209,11 @@ func assignments(provers *C.Assignment, n C.size_t) ([]*groth16.Assignment, erro
 	return out, nil
 }
 
+// maxCircuits bounds num_circuits: a call proves each circuit with one
+// parameter set, and a Filecoin proof has at most 10 partitions; 2^16
+// leaves room for batching without letting a wrong count size an array.
+const maxCircuits = 1 << 16
+
 func lockOf(p unsafe.Pointer) (sync.Locker, error) {
 	if p == nil {
 		return &processLock, nil
@@ -196,7 +232,7 @@ func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx un
 	if err != nil {
 		return nil, nil, err
 	}
-	asgs, err := assignments(provers, n)
+	asgs, err := assignments(provers, n, h)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -38,8 +38,17 @@ type Config struct {
 type Memory struct {
 	// Budget is the working-set bytes that partitions in flight may
 	// reserve together; a partition waits for room before synthesis, and a
-	// request whose partition can never fit is refused at once.
-	Budget Size `toml:"budget" json:"budget"`
+	// request whose partition can never fit is refused at once. "auto" (the
+	// default) is the machine's memory, or its cgroup's limit when lower,
+	// less SafetyMargin: a 2^27-domain partition (~30 GiB of working set)
+	// must fit wherever the machine can hold it, and hosts such as
+	// bellperson never configure the library.
+	Budget AutoSize `toml:"budget" json:"budget"`
+	// SafetyMargin is what an "auto" budget leaves to everything the
+	// budget does not count: the process's parameters, the host's own
+	// buffers, the rest of the machine (the reference daemon's default:
+	// 5 GiB).
+	SafetyMargin Size `toml:"safety_margin" json:"safety_margin"`
 	// PoolMax caps the bytes of freed big buffers kept for reuse.
 	PoolMax Size `toml:"pool_max" json:"pool_max"`
 }
@@ -129,7 +138,7 @@ type Logging struct {
 func Default() Config {
 	return Config{
 		VerifyProofs: true,
-		Memory:       Memory{Budget: 16 * GiB, PoolMax: 4 * GiB},
+		Memory:       Memory{SafetyMargin: 5 * GiB, PoolMax: 4 * GiB},
 		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
@@ -210,7 +219,6 @@ func (c *Config) Validate() error {
 		val any
 		why string
 	}{
-		{"memory.budget", c.Memory.Budget > 0, c.Memory.Budget, "must be positive"},
 		{"gpus.workers_per_device", c.GPUs.WorkersPerDevice >= 1 && c.GPUs.WorkersPerDevice <= 16, c.GPUs.WorkersPerDevice, "must be 1 to 16"},
 		{"gpus.cpu_workers", c.GPUs.CPUWorkers >= 1 && c.GPUs.CPUWorkers <= 256, c.GPUs.CPUWorkers, "must be 1 to 256"},
 		{"gpus.g2_threads", c.GPUs.G2Threads >= 0 && c.GPUs.G2Threads <= 1024, c.GPUs.G2Threads, "must be 0 (all) to 1024"},

@@ -34,7 +34,7 @@ sleep = "1ms"
 	cfg, err := Parse(toml)
 	require.NoError(t, err)
 	require.False(t, cfg.VerifyProofs)
-	require.Equal(t, 64*GiB, cfg.Memory.Budget)
+	require.Equal(t, AutoSize(64*GiB), cfg.Memory.Budget)
 	require.Equal(t, GiB, cfg.Memory.PoolMax)
 	require.Equal(t, []int{0, 2}, cfg.GPUs.Devices)
 	require.Equal(t, 3, cfg.GPUs.WorkersPerDevice)
@@ -63,7 +63,7 @@ workers_per_device = 0`, "gpus.workers_per_device: must be 1 to 16 (got 0)"},
 		{`[memory]
 budget = "lots"`, "invalid size"},
 		{`[memory]
-budget = "0"`, "memory.budget: must be positive"},
+budget = "0"`, `invalid size 0: want "auto" or a positive size`},
 		{`[scheduler]
 batch_wait = "soon"`, "invalid duration"},
 		{`[logging]
@@ -92,4 +92,23 @@ func TestSizes(t *testing.T) {
 	}
 	require.Equal(t, "64GiB", (64 * GiB).String())
 	require.Equal(t, "1000B", Size(1000).String())
+}
+
+func TestBudgetAuto(t *testing.T) {
+	cfg := Default()
+	require.True(t, cfg.Memory.Budget.Auto(), "the default budget is auto")
+	require.Equal(t, 5*GiB, cfg.Memory.SafetyMargin)
+	cfg, err := Parse("[memory]\nbudget = \"auto\"\nsafety_margin = \"8GiB\"\n")
+	require.NoError(t, err)
+	require.True(t, cfg.Memory.Budget.Auto())
+	require.Equal(t, 8*GiB, cfg.Memory.SafetyMargin)
+	cfg, err = Parse(`{"memory": {"budget": "48GiB"}}`)
+	require.NoError(t, err)
+	require.Equal(t, AutoSize(48*GiB), cfg.Memory.Budget)
+	b, err := cfg.Memory.Budget.MarshalText()
+	require.NoError(t, err)
+	require.Equal(t, "48GiB", string(b))
+	b, err = Default().Memory.Budget.MarshalText()
+	require.NoError(t, err)
+	require.Equal(t, "auto", string(b))
 }

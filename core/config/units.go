@@ -112,3 +112,40 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 
 // MarshalJSON prints Go syntax as a string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// AutoSize is a Size that may be "auto" (stored as 0): the engine resolves
+// it from the machine when it starts.
+type AutoSize Size
+
+// Auto reports whether the size is left to the engine.
+func (s AutoSize) Auto() bool { return s == 0 }
+
+func (s AutoSize) String() string {
+	if s.Auto() {
+		return "auto"
+	}
+	return Size(s).String()
+}
+
+// UnmarshalTOML accepts "auto", or a size as Size does (which must not be 0).
+func (s *AutoSize) UnmarshalTOML(v any) error {
+	if str, ok := v.(string); ok && strings.TrimSpace(str) == "auto" {
+		*s = 0
+		return nil
+	}
+	var z Size
+	if err := z.UnmarshalTOML(v); err != nil {
+		return err
+	}
+	if z == 0 {
+		return fmt.Errorf("invalid size 0: want \"auto\" or a positive size")
+	}
+	*s = AutoSize(z)
+	return nil
+}
+
+// MarshalText prints "auto" or the size with its unit.
+func (s AutoSize) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// MarshalJSON prints "auto" or the size as a string with its unit.
+func (s AutoSize) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }

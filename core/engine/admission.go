@@ -4,7 +4,31 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/sysmem"
 )
+
+// resolveBudget turns memory.budget into bytes: as given, or for "auto"
+// the memory this process may use (total, nil: the machine's) less
+// memory.safety_margin.
+func resolveBudget(m config.Memory, total func() (uint64, error)) (uint64, error) {
+	if !m.Budget.Auto() {
+		return uint64(m.Budget), nil
+	}
+	if total == nil {
+		total = sysmem.Total
+	}
+	t, err := total()
+	if err != nil {
+		return 0, fmt.Errorf("engine: memory.budget = \"auto\": %w (set memory.budget to a size)", err)
+	}
+	b, err := sysmem.Budget(t, uint64(m.SafetyMargin))
+	if err != nil {
+		return 0, fmt.Errorf("engine: memory.budget = \"auto\": %w (lower memory.safety_margin or set memory.budget)", err)
+	}
+	return b, nil
+}
 
 // admission is the memory budget: each partition reserves its working set
 // before synthesis starts and releases it when its buffers are handed to

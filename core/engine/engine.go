@@ -32,6 +32,9 @@ type Options struct {
 	// nil means none are looked for. It informs the logs; the devices the
 	// engine proves on come from the CUDA library.
 	DiscoverGPUs backend.Discover
+	// MemoryTotal reports the bytes this process may use, for an "auto"
+	// memory.budget; nil reads the machine (sysmem.Total).
+	MemoryTotal func() (uint64, error)
 	// CUDALib is the path of libcuzk_cuda.so when gpus.cuda_lib is empty
 	// (the host layer resolves CUZK_CUDA_LIB or the library's own
 	// directory); empty means no GPU backend.
@@ -57,7 +60,9 @@ type task struct {
 	// auxPooled: asg.Aux is a pooled copy of the witness's aux (pinAux),
 	// returned to the pool with a, b, c
 	auxPooled bool
-	tl        Timeline
+	// abcReleased: the partition's a, b, c are no longer read (inputs.go)
+	abcReleased bool
+	tl          Timeline
 }
 
 // Engine proves requests. It is safe for concurrent use.
@@ -99,12 +104,16 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	budget, err := resolveBudget(cfg.Memory, opt.MemoryTotal)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		cfg:      cfg,
 		log:      opt.Logger,
 		clock:    opt.Clock,
 		throttle: opt.Throttle,
-		adm:      newAdmission(uint64(cfg.Memory.Budget)),
+		adm:      newAdmission(budget),
 		pool:     newPool(uint64(cfg.Memory.PoolMax), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
 		finished: map[string]*job{},
@@ -259,7 +268,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	}
 	j := &job{id: id, req: req, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),
-		partDone: make([]bool, len(req.Partitions))}
+		partDone: make([]bool, len(req.Partitions)), inputs: newInputCounts(len(req.Partitions))}
 	deadline := req.Deadline
 	if deadline.IsZero() && e.cfg.Scheduler.DefaultTimeout > 0 {
 		deadline = time.Now().Add(e.cfg.Scheduler.DefaultTimeout.D())
@@ -428,6 +437,7 @@ func (e *Engine) maybeEnd(j *job) {
 	j.stop()
 	e.metrics.ended(j)
 	e.mu.Lock()
+	settleUntaken(j)
 	delete(e.jobs, j.id)
 	e.finished[j.id] = j
 	e.order = append(e.order, j.id)
@@ -624,8 +634,11 @@ func (e *Engine) finishTask(t *task, err error) {
 	if err != nil && j.err == nil {
 		j.err = fmt.Errorf("partition %d: %w", t.idx, err)
 	}
+	settleTask(j)
 	e.maybeEnd(j)
 	j.mu.Unlock()
+	// after the job has learnt of err, so that a waiting start sees it
+	e.releaseABC(t)
 }
 
 // pause is the mat-vec's check: it yields while the throttle is raised and

@@ -171,7 +171,7 @@ func TestAdmissionBudget(t *testing.T) {
 	n := len(f.circuit.PK.H) + 1
 	ws := workingSet(n, f.circuit.CS.NumInputs, f.circuit.CS.NumAux)
 	cfg := testConfig()
-	cfg.Memory.Budget = config.Size(ws + ws/2) // room for one partition at a time
+	cfg.Memory.Budget = config.AutoSize(ws + ws/2) // room for one partition at a time
 	cfg.Synthesis.MaxParallel = 3
 	e := newEngine(t, cfg, Options{})
 	var ids []string
@@ -192,7 +192,7 @@ func TestAdmissionBudget(t *testing.T) {
 	require.LessOrEqual(t, st.Peak, st.Budget)
 
 	// A request whose partition can never fit is refused at once.
-	cfg.Memory.Budget = config.Size(ws - 1)
+	cfg.Memory.Budget = config.AutoSize(ws - 1)
 	small := newEngine(t, cfg, Options{})
 	_, err := small.Submit(f.request("", 1, Normal))
 	require.ErrorIs(t, err, ErrTooLarge)

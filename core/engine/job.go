@@ -77,6 +77,9 @@ var (
 	ErrClosed      = errors.New("engine: closed")
 	ErrTooLarge    = errors.New("engine: request can never fit in memory.budget")
 	ErrNotVerified = errors.New("engine: proof failed verification and was not returned")
+	// ErrInvalidAssignment: a host-synthesized assignment holds a value
+	// that is not a field element.
+	ErrInvalidAssignment = errors.New("engine: invalid assignment")
 )
 
 // Timeline records when a partition passed each point of the pipeline.
@@ -137,6 +140,7 @@ type job struct {
 	done      chan struct{}
 	submitted time.Time
 	ended     time.Time
+	inputs    inputCounts // see inputs.go
 }
 
 // result snapshots the job.

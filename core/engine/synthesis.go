@@ -68,13 +68,7 @@ func (e *Engine) synthesizeOne(t *task) error {
 	}
 	p := j.req.Partitions[t.idx]
 	if p.Assignment != nil {
-		src := p.Assignment
-		for _, v := range [][2][]fr.Element{{asg.A, src.A}, {asg.B, src.B}, {asg.C, src.C}} {
-			copy(v[0], v[1])
-			clear(v[0][len(v[1]):])
-		}
-		asg.Inputs, asg.Aux, asg.Density = src.Inputs, src.Aux, src.Density
-		return e.pinAux(t)
+		return e.takeAssignment(t, p.Assignment)
 	}
 	cs := j.req.Circuit.CS
 	w := p.Witness
@@ -98,6 +92,48 @@ func (e *Engine) synthesizeOne(t *task) error {
 	return e.pinAux(t)
 }
 
+// takeAssignment copies a host-synthesized assignment's a, b, c into the
+// task's buffers, checking on the way that every element is a reduced
+// field element (an unreduced fr_t gives a wrong proof, never an error),
+// and then lets the host's a, b, c go (inputs and aux are checked first,
+// so that start can report any bad value). The copies and checks run in
+// parallel here, on the synthesis goroutines, so that a call of N circuits
+// validates circuit k+1 while the device proves circuit k.
+func (e *Engine) takeAssignment(t *task, src *groth16.Assignment) error {
+	asg := t.asg
+	tasks := e.cfg.Synthesis.Threads
+	for _, v := range []struct {
+		name     string
+		dst, src []fr.Element
+	}{{"a", asg.A, src.A}, {"b", asg.B, src.B}, {"c", asg.C, src.C}} {
+		if i := copyReduced(v.dst, v.src, tasks); i >= 0 {
+			return fmt.Errorf("%w: %s[%d] is not a reduced field element", ErrInvalidAssignment, v.name, i)
+		}
+		clear(v.dst[len(v.src):])
+	}
+	if i := groth16.FirstUnreduced(src.Inputs); i >= 0 {
+		return fmt.Errorf("%w: input[%d] is not a reduced field element", ErrInvalidAssignment, i)
+	}
+	asg.Inputs, asg.Aux, asg.Density = src.Inputs, src.Aux, src.Density
+	if e.pool.pinner != nil && len(asg.Aux) > 0 {
+		buf, err := e.pool.get(len(asg.Aux))
+		if err != nil {
+			return err
+		}
+		asg.Aux, t.auxPooled = buf, true
+		if i := copyReduced(buf, src.Aux, tasks); i >= 0 {
+			return fmt.Errorf("%w: aux[%d] is not a reduced field element", ErrInvalidAssignment, i)
+		}
+	} else if i := firstUnreducedParallel(src.Aux, tasks); i >= 0 {
+		return fmt.Errorf("%w: aux[%d] is not a reduced field element", ErrInvalidAssignment, i)
+	}
+	// Checked whole: the host may free a, b, c now. On an error the task
+	// lets them go in finishTask, after the job has failed, so that a
+	// waiting start sees the failure.
+	e.releaseABC(t)
+	return nil
+}
+
 // pinAux copies the assignment's aux vector into a pooled buffer when the
 // pool page-locks its buffers for a GPU: the device stage uploads aux first
 // and alone, in front of the query MSMs, and a page-locked source is
@@ -119,13 +155,60 @@ func (e *Engine) pinAux(t *task) error {
 	return nil
 }
 
-// parallelCopy copies src into dst (same length) in up to tasks chunks
-// (0: GOMAXPROCS) of at least 2^16 elements.
-func parallelCopy(dst, src []fr.Element, tasks int) {
+// copyChunks is the number of goroutines for a copy or scan of n elements:
+// up to tasks (0: GOMAXPROCS), each with at least 2^16 elements (2 MiB),
+// below which a goroutine costs more than it saves.
+func copyChunks(n, tasks int) int {
 	if tasks <= 0 {
 		tasks = runtime.GOMAXPROCS(0)
 	}
 	const minChunk = 1 << 16
-	chunks := max(1, min(tasks, len(src)/minChunk))
-	par.Ranges(chunks, len(src), func(_, from, to int) { copy(dst[from:to], src[from:to]) })
+	return max(1, min(tasks, n/minChunk))
+}
+
+// parallelCopy copies src into dst (dst at least as long) in parallel.
+func parallelCopy(dst, src []fr.Element, tasks int) {
+	par.Ranges(copyChunks(len(src), tasks), len(src), func(_, from, to int) { copy(dst[from:to], src[from:to]) })
+}
+
+// copyReduced copies src into dst (dst at least as long) in parallel and
+// returns the index of the first element not below r, or −1. Each range
+// is checked right after it is copied, while it is still in cache: one
+// pass over the host's memory instead of two.
+func copyReduced(dst, src []fr.Element, tasks int) int {
+	return scanRanges(len(src), tasks, func(from, to int) int {
+		const block = 1 << 12
+		for i := from; i < to; i += block {
+			end := min(i+block, to)
+			copy(dst[i:end], src[i:end])
+			if k := groth16.FirstUnreduced(dst[i:end]); k >= 0 {
+				return i + k
+			}
+		}
+		return -1
+	})
+}
+
+// firstUnreducedParallel is groth16.FirstUnreduced spread over goroutines.
+func firstUnreducedParallel(v []fr.Element, tasks int) int {
+	return scanRanges(len(v), tasks, func(from, to int) int {
+		if k := groth16.FirstUnreduced(v[from:to]); k >= 0 {
+			return from + k
+		}
+		return -1
+	})
+}
+
+// scanRanges runs fn over contiguous ranges of [0, n) in parallel and
+// returns the smallest index any of them reported, or −1.
+func scanRanges(n, tasks int, fn func(from, to int) int) int {
+	chunks := copyChunks(n, tasks)
+	found := make([]int, chunks)
+	par.Ranges(chunks, n, func(c, from, to int) { found[c] = fn(from, to) })
+	for _, i := range found {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
 }

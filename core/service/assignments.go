@@ -15,47 +15,73 @@ import (
 type Pending struct {
 	s    *Service
 	job  uint64
+	eng  *engine.Engine
+	id   string // the engine's job id
 	once sync.Once
 }
 
 // StartAssignments submits host-synthesized partitions (supraseal-c2's
-// Assignment) proved with h. a, b, c are copied before it returns; inputs,
-// aux and the density bitmaps must stay valid until Finalize or Destroy
-// returns. lock, when set, is held with the device's interlock.
+// Assignment) proved with h, and returns once the engine has copied every
+// partition's a, b, c into its own buffers (counted against
+// memory.budget): a host that starts faster than the devices prove waits
+// here instead of growing the heap. r and sv are copied before it returns
+// too, so the caller may free them and a, b, c then (bellperson's
+// prove_start does). Inputs, aux and the density bitmaps must stay valid
+// until Finalize or Destroy returns. lock, when set, is held with the
+// device's interlock. Values that are not field elements fail the job:
+// start returns that error when it is known by then, else Finalize does.
 func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
-	return s.start(h, asgs, r, sv, lock, true)
+	p, err := s.start(h, asgs, r, sv, lock)
+	if err != nil {
+		return nil, err
+	}
+	abc, err := p.eng.ABCReleased(p.id)
+	if err != nil {
+		return nil, err
+	}
+	<-abc
+	if failed, err := p.failedEarly(); failed {
+		return nil, err
+	}
+	return p, nil
 }
 
-// start submits; copyABC copies a, b, c first (asynchronous callers may
-// free them once start returns; the engine copies them again into its own
-// buffers at synthesis, so the synchronous path skips this copy).
-func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker, copyABC bool) (*Pending, error) {
+// start checks the shapes (cheap: sizes, bitmaps, the constant ONE) and
+// submits; the scans over whole vectors run later, per partition, on the
+// synthesis goroutines (engine.takeAssignment).
+func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
 	if h == nil || h.pk == nil {
 		return nil, errorf(InvalidArgument, "cuzk: null SRS")
 	}
 	if len(asgs) == 0 || len(r) != len(asgs) || len(sv) != len(asgs) {
 		return nil, errorf(InvalidArgument, "cuzk: %d circuits with %d r and %d s values", len(asgs), len(r), len(sv))
 	}
-	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock}
+	// r and s are read when each partition is assembled, long after start
+	// returns: keep copies (bellperson frees its r_s and s_s right away).
+	rs := append([]fr.Element(nil), r...)
+	ss := append([]fr.Element(nil), sv...)
+	for i := range rs {
+		if !groth16.Reduced(&rs[i]) || !groth16.Reduced(&ss[i]) {
+			return nil, errorf(InvalidArgument, "cuzk: circuit %d: r or s is not a reduced field element", i)
+		}
+	}
+	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock, Priority: engine.Normal}
 	for i, a := range asgs {
 		if err := checkAssignment(h.pk, a); err != nil {
 			return nil, fmt.Errorf("circuit %d: %w", i, err)
 		}
 		cp := *a
-		if copyABC {
-			cp.A, cp.B, cp.C = append([]fr.Element(nil), a.A...), append([]fr.Element(nil), a.B...), append([]fr.Element(nil), a.C...)
-		}
-		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &r[i], S: &sv[i]})
+		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &rs[i], S: &ss[i]})
 	}
-	job, err := s.submit(req)
+	job, eng, id, err := s.submitJob(req)
 	if err != nil {
 		return nil, err
 	}
-	return &Pending{s: s, job: job}, nil
+	return &Pending{s: s, job: job, eng: eng, id: id}, nil
 }
 
-// checkAssignment validates a host assignment against the parameters
-// before anything runs: sizes, densities, the constant ONE.
+// checkAssignment validates a host assignment's shape against the
+// parameters before anything runs: sizes, densities, the constant ONE.
 func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
 	n := len(pk.H) + 1
 	if len(a.A) == 0 || len(a.A) > n || len(a.B) != len(a.A) || len(a.C) != len(a.A) {
@@ -64,40 +90,58 @@ func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
 	if err := groth16.CheckWitness(pk, a.Inputs, a.Aux, a.Density); err != nil {
 		return &Error{Code: InvalidArgument, Err: err}
 	}
-	for _, v := range []struct {
-		name string
-		v    []fr.Element
-	}{{"a", a.A}, {"b", a.B}, {"c", a.C}, {"input", a.Inputs}, {"aux", a.Aux}} {
-		if i := CheckReduced(v.v); i >= 0 {
-			return errorf(InvalidArgument, "cuzk: %s[%d] is not a reduced field element", v.name, i)
-		}
-	}
 	return nil
 }
 
 // ProveAssignments proves and waits; a, b, c must stay valid until it
-// returns (they are read once, into the engine's buffers).
+// returns.
 func (s *Service) ProveAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) ([]params.Proof, error) {
-	p, err := s.start(h, asgs, r, sv, lock, false)
+	p, err := s.start(h, asgs, r, sv, lock)
 	if err != nil {
 		return nil, err
 	}
 	return p.Finalize()
 }
 
-// Finalize waits for the proofs.
+// failedEarly reports whether the job has already failed (with its error,
+// the handle forgotten, and the job settled).
+func (p *Pending) failedEarly() (bool, error) {
+	res, ended, err := p.eng.Peek(p.id)
+	if err != nil || !ended || res.Err == nil {
+		return false, nil
+	}
+	var out error
+	p.once.Do(func() { _, _, out = p.s.await(p.job, 0); p.settle() })
+	return true, out
+}
+
+// settle waits until no partition of the job reads the caller's memory.
+func (p *Pending) settle() {
+	if ch, err := p.eng.Settled(p.id); err == nil {
+		<-ch
+	}
+}
+
+// Finalize waits for the proofs. It returns only once nothing of the
+// request is read any more, also on failure, so that the caller may free
+// its inputs, aux and bitmaps then.
 func (p *Pending) Finalize() ([]params.Proof, error) {
 	var proofs []params.Proof
 	err := fmt.Errorf("cuzk: pending proof already finalized or destroyed")
-	p.once.Do(func() { proofs, _, err = p.s.await(p.job, 0) })
+	p.once.Do(func() {
+		proofs, _, err = p.s.await(p.job, 0)
+		p.settle()
+	})
 	return proofs, err
 }
 
-// Destroy abandons the proof (cancelling it if it still runs).
+// Destroy abandons the proof (cancelling it if it still runs) and returns
+// once nothing of the request is read any more.
 func (p *Pending) Destroy() {
 	p.once.Do(func() {
 		_ = p.s.Cancel(p.job)
 		_, _, _ = p.s.await(p.job, 0)
+		p.settle()
 	})
 }
 
@@ -111,4 +155,12 @@ func CompressProofs(proofs []params.Proof) ([]byte, error) {
 		}
 	}
 	return params.EncodeProofs(proofs), nil
+}
+
+// AssignmentLimits are the largest sizes an assignment for h may have: the
+// domain (a, b, c), the public inputs with ONE, and the aux variables. The
+// C layer bounds every size from the host with them before it touches the
+// host's memory.
+func (h *SRS) AssignmentLimits() (domain, inputs, aux int) {
+	return len(h.pk.H) + 1, len(h.pk.IC), len(h.pk.L)
 }

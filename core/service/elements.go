@@ -6,38 +6,12 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
-// modulus is r as little-endian 64-bit limbs.
-var modulus = func() (m [4]uint64) {
-	b := fr.Modulus().FillBytes(make([]byte, 32))
-	for i := range m {
-		m[i] = binary.BigEndian.Uint64(b[32-8*(i+1):])
-	}
-	return
-}()
-
-// reduced reports whether the limbs of e are below r (a valid
-// Montgomery-form element).
-func reduced(e *fr.Element) bool {
-	for i := 3; i >= 0; i-- {
-		if e[i] != modulus[i] {
-			return e[i] < modulus[i]
-		}
-	}
-	return false
-}
-
 // CheckReduced returns the index of the first element not below r, or -1.
-func CheckReduced(v []fr.Element) int {
-	for i := range v {
-		if !reduced(&v[i]) {
-			return i
-		}
-	}
-	return -1
-}
+func CheckReduced(v []fr.Element) int { return groth16.FirstUnreduced(v) }
 
 // DecodeElements reads n 32-byte elements from b: Montgomery form
 // (little-endian limbs, the in-memory fr.Element) or, with canonical,
@@ -60,7 +34,7 @@ func DecodeElements(what string, b []byte, canonical bool) ([]fr.Element, error)
 		for k := range out[i] {
 			out[i][k] = binary.LittleEndian.Uint64(chunk[8*k:])
 		}
-		if !reduced(&out[i]) {
+		if !groth16.Reduced(&out[i]) {
 			return nil, errorf(InvalidArgument, "cuzk: %s[%d] is not below the field modulus", what, i)
 		}
 	}

@@ -262,19 +262,26 @@ func (s *Service) Submit(req Request) (uint64, error) {
 }
 
 func (s *Service) submit(req engine.Request) (uint64, error) {
+	job, _, _, err := s.submitJob(req)
+	return job, err
+}
+
+// submitJob submits req and returns its handle, with the engine and the
+// engine's id for it.
+func (s *Service) submitJob(req engine.Request) (uint64, *engine.Engine, string, error) {
 	eng, err := s.engine()
 	if err != nil {
-		return 0, err
+		return 0, nil, "", err
 	}
 	id, err := eng.Submit(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextJob++
 	s.jobs[s.nextJob] = id
-	return s.nextJob, nil
+	return s.nextJob, eng, id, nil
 }
 
 // Result is a finished job: proofs (192 bytes each, in partition order)

@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/config"
+)
+
+// A 32 GiB PoRep partition (design brief §10): domain 2^27, 328 inputs,
+// ~130.2 M aux variables.
+const (
+	porepDomain = 1 << 27
+	porepInputs = 328
+	porepAux    = 130_278_869 - porepInputs
+)
+
+func TestAutoBudgetHoldsA2to27Partition(t *testing.T) {
+	ws := workingSet(porepDomain, porepInputs, porepAux)
+	require.Greater(t, ws, uint64(16*config.GiB), "the old fixed default refused it")
+
+	m := config.Default().Memory
+	require.True(t, m.Budget.Auto())
+	machine := func(b uint64) func() (uint64, error) { return func() (uint64, error) { return b, nil } }
+	// A 128 GiB host (the reference system's smallest) holds one.
+	b, err := resolveBudget(m, machine(128<<30))
+	require.NoError(t, err)
+	require.EqualValues(t, (128-5)<<30, b)
+	require.LessOrEqual(t, ws, b)
+	// A 24 GiB machine cannot: refused at once rather than swapping.
+	b, err = resolveBudget(m, machine(24<<30))
+	require.NoError(t, err)
+	require.Greater(t, ws, b)
+	// A fixed budget is taken as it is.
+	m.Budget = config.AutoSize(7 * config.GiB)
+	b, err = resolveBudget(m, machine(1))
+	require.NoError(t, err)
+	require.EqualValues(t, 7<<30, b)
+}
+
+func TestAutoBudgetErrors(t *testing.T) {
+	m := config.Default().Memory
+	_, err := resolveBudget(m, func() (uint64, error) { return 0, errors.New("no /proc") })
+	require.ErrorContains(t, err, "set memory.budget to a size")
+	_, err = resolveBudget(m, func() (uint64, error) { return 4 << 30, nil })
+	require.ErrorContains(t, err, "lower memory.safety_margin")
+}
+
+// TestStatusReportsResolvedBudget: the status shows the bytes, not "auto".
+func TestStatusReportsResolvedBudget(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memory.SafetyMargin = 1 * config.GiB
+	e, err := New(cfg, Options{MemoryTotal: func() (uint64, error) { return 64 << 30, nil }})
+	require.NoError(t, err)
+	defer e.Close()
+	require.EqualValues(t, 63<<30, e.Status().Memory.Budget)
+}
