@@ -11,6 +11,13 @@
 //! and the proof type `PR` 384 bytes (`{G1 a; G2 b; G1 c}` affine, as in
 //! include/supraseal_c2.h); both are checked, since a wrong type would
 //! otherwise make the library read or write out of bounds.
+//!
+//! The GPU mutex and pending-proof handles are taken as raw pointers by safe
+//! fns, as in supraseal-c2. That is sound here: libcuzk never dereferences
+//! them, it looks them up in its handle table, so a pointer it did not hand
+//! out is an error (or, for the two frees, ignored).
+// The signatures are supraseal-c2's; see the paragraph above.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::ffi::{CStr, CString};
 use std::os::raw::c_void;
@@ -155,9 +162,8 @@ pub fn alloc_gpu_mutex() -> *mut c_void {
     unsafe { sys::create_gpu_mutex() }
 }
 
-/// Frees a mutex from [`alloc_gpu_mutex`]. A safe fn, as in supraseal-c2
-/// (callers may call it outside `unsafe`); `ptr` must come from
-/// [`alloc_gpu_mutex`], be freed once, and no call may be using it.
+/// Frees a mutex from [`alloc_gpu_mutex`] (any other pointer is ignored);
+/// no call may be using it.
 pub fn free_gpu_mutex(ptr: *mut c_void) {
     unsafe { sys::destroy_gpu_mutex(ptr) }
 }
@@ -333,9 +339,8 @@ pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
     or_panic(unsafe { sys::finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut _) });
 }
 
-/// Abandons a pending proof. A safe fn, as in supraseal-c2; `handle` must
-/// come from [`start_groth16_proof`] and is not valid afterwards (the library
-/// ignores a handle it does not know).
+/// Abandons a pending proof from [`start_groth16_proof`]; the handle is not
+/// valid afterwards (the library ignores a handle it does not know).
 pub fn drop_pending_proof(handle: *mut c_void) {
     unsafe { sys::destroy_pending_proof(handle) }
 }
