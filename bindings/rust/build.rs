@@ -1,5 +1,6 @@
 //! Links libcuzk.so (from CUZK_LIB_DIR, or the repository's build/
-//! directory) and compiles the C layout probe used by the layout tests.
+//! directory) by absolute path, and compiles the C layout probe used by the
+//! layout tests.
 use std::env;
 use std::path::PathBuf;
 use std::process::Command;
@@ -11,13 +12,31 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("build"));
     println!("cargo:rerun-if-env-changed=CUZK_LIB_DIR");
-    println!("cargo:rustc-link-search=native={}", lib_dir.display());
+    let lib = lib_dir.join("libcuzk.so");
+    let lib = lib.canonicalize().unwrap_or_else(|e| {
+        panic!("{}: {e} (run `make lib`, or set CUZK_LIB_DIR to the directory holding libcuzk.so)", lib.display())
+    });
+
+    // How binaries find libcuzk.so at run time. A dependency's
+    // rustc-link-arg (an rpath) never reaches its dependents' binaries, but
+    // its rustc-link-search and rustc-link-lib do. So "-lcuzk" resolves to a
+    // one-line linker script in OUT_DIR that names the real library by
+    // absolute path; as libcuzk.so carries no DT_SONAME (Go's c-shared output
+    // sets none), the linker records that path as the binary's DT_NEEDED, and
+    // every binary linking this crate (bellperson's, a test's) loads the
+    // library it was linked against, with no LD_LIBRARY_PATH or rpath.
+    // tests/rust/run.sh checks this on a dependent crate's binary.
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let stub = out.join("link");
+    std::fs::create_dir_all(&stub).unwrap();
+    std::fs::write(stub.join("libcuzk.so"), format!("INPUT(\"{}\")\n", lib.display())).unwrap();
+    println!("cargo:rustc-link-search=native={}", stub.display());
     println!("cargo:rustc-link-lib=dylib=cuzk");
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    // For dependents' build scripts (DEP_CUZK_LIB).
+    println!("cargo:lib={}", lib.display());
 
     // The layout probe: offsets and sizes of the C structs, as the C
     // compiler sees them in the real headers.
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let probe = manifest.join("tests/layout_probe.c");
     println!("cargo:rerun-if-changed={}", probe.display());
     let include = root.join("include");

@@ -2,9 +2,22 @@
 //! signatures (`SRS::try_new`, `evict`, `Clone`/`Drop`,
 //! `generate_groth16_proof`, `start_groth16_proof`/`finish_groth16_proof`,
 //! `generate_groth16_proofs`, `alloc_gpu_mutex`/`free_gpu_mutex`), so that a
-//! bellperson build can switch provers by changing one dependency. Like
-//! supraseal-c2, the proving functions panic with the library's message on
-//! failure; `SRS::try_new` returns it.
+//! bellperson build can switch provers by changing one dependency (the
+//! `supraseal-c2` crate in bindings/rust/supraseal-c2 re-exports this module
+//! at its root under that name). Like supraseal-c2, the proving functions
+//! panic with the library's message on failure; `SRS::try_new` returns it.
+//!
+//! The scalar type `S` must be 32 bytes (blstrs' `Scalar`, Montgomery form)
+//! and the proof type `PR` 384 bytes (`{G1 a; G2 b; G1 c}` affine, as in
+//! include/supraseal_c2.h); both are checked, since a wrong type would
+//! otherwise make the library read or write out of bounds.
+//!
+//! The GPU mutex and pending-proof handles are taken as raw pointers by safe
+//! fns, as in supraseal-c2. That is sound here: libcuzk never dereferences
+//! them, it looks them up in its handle table, so a pointer it did not hand
+//! out is an error (or, for the two frees, ignored).
+// The signatures are supraseal-c2's; see the paragraph above.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::ffi::{CStr, CString};
 use std::os::raw::c_void;
@@ -32,15 +45,25 @@ impl From<sys::RustError> for Error {
     }
 }
 
+/// The message; a library error without one (a NULL message) reads as its
+/// code, so that a panic never says nothing.
 impl From<Error> for String {
     fn from(e: Error) -> String {
-        e.message
+        if e.message.is_empty() {
+            format!("supraseal-c2 error code {}", e.code)
+        } else {
+            e.message
+        }
     }
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (code {})", self.message, self.code)
+        if self.message.is_empty() {
+            write!(f, "supraseal-c2 error code {}", self.code)
+        } else {
+            write!(f, "{} (code {})", self.message, self.code)
+        }
     }
 }
 
@@ -139,12 +162,22 @@ pub fn alloc_gpu_mutex() -> *mut c_void {
     unsafe { sys::create_gpu_mutex() }
 }
 
-/// Frees a mutex from [`alloc_gpu_mutex`].
-///
-/// # Safety
-/// `ptr` must come from [`alloc_gpu_mutex`] and not be freed already.
-pub unsafe fn free_gpu_mutex(ptr: *mut c_void) {
-    sys::destroy_gpu_mutex(ptr)
+/// Frees a mutex from [`alloc_gpu_mutex`] (any other pointer is ignored);
+/// no call may be using it.
+pub fn free_gpu_mutex(ptr: *mut c_void) {
+    unsafe { sys::destroy_gpu_mutex(ptr) }
+}
+
+/// The element sizes the C ABI reads and writes through S and PR.
+fn check_sizes<S, PR>() {
+    assert_eq!(std::mem::size_of::<S>(), 32, "the scalar type must be 32 bytes (fr_t)");
+    assert_eq!(std::mem::size_of::<PR>(), 384, "the proof type must be 384 bytes (groth16_proof)");
+}
+
+fn or_panic(e: sys::RustError) {
+    if let Err(e) = check(e) {
+        panic!("{}", String::from(e));
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -170,6 +203,7 @@ fn assignments<S, D>(
     assert_eq!(ntt_c_scalars.len(), num_circuits);
     assert_eq!(input_assignments.len(), num_circuits);
     assert_eq!(aux_assignments.len(), num_circuits);
+    assert_eq!(std::mem::size_of::<S>(), 32, "the scalar type must be 32 bytes (fr_t)");
     assert_eq!(std::mem::size_of::<D>() * 8, 64, "only 64-bit elements in bit vectors are supported");
     assert!(a_aux_density_bv.len() * 64 >= aux_assignments_size);
     assert!(b_g1_aux_density_bv.len() * 64 >= aux_assignments_size);
@@ -197,7 +231,8 @@ fn assignments<S, D>(
 }
 
 /// Proves `num_circuits` circuits from their evaluations and assignments;
-/// panics with the library's message on failure.
+/// panics with the library's message on failure. `gpu_mtx` NULL means one
+/// process-wide lock; `gpu_index` -1 means any device.
 #[allow(clippy::too_many_arguments)]
 pub fn generate_groth16_proof<S, D, PR>(
     ntt_a_scalars: &[*const S],
@@ -220,7 +255,9 @@ pub fn generate_groth16_proof<S, D, PR>(
     proofs: &mut [PR],
     srs: &SRS,
     gpu_mtx: *mut c_void,
+    gpu_index: i32,
 ) {
+    check_sizes::<S, PR>();
     assert_eq!(r_s.len(), num_circuits);
     assert_eq!(s_s.len(), num_circuits);
     assert_eq!(proofs.len(), num_circuits);
@@ -238,16 +275,16 @@ pub fn generate_groth16_proof<S, D, PR>(
             proofs.as_mut_ptr() as *mut _,
             srs.raw(),
             gpu_mtx,
-            -1,
+            gpu_index,
         )
     };
-    if let Err(e) = check(err) {
-        panic!("{}", String::from(e));
-    }
+    or_panic(err);
 }
 
 /// Starts proving and returns a pending handle for [`finish_groth16_proof`]
 /// (or [`drop_pending_proof`]); panics with the library's message on failure.
+/// a, b, c, `r_s` and `s_s` may be freed when it returns; the assignments and
+/// density words must live until the handle is finished or dropped.
 #[allow(clippy::too_many_arguments)]
 pub fn start_groth16_proof<S, D>(
     ntt_a_scalars: &[*const S],
@@ -269,6 +306,7 @@ pub fn start_groth16_proof<S, D>(
     s_s: &[S],
     srs: &SRS,
     gpu_mtx: *mut c_void,
+    gpu_index: i32,
 ) -> *mut c_void {
     assert_eq!(r_s.len(), num_circuits);
     assert_eq!(s_s.len(), num_circuits);
@@ -286,34 +324,30 @@ pub fn start_groth16_proof<S, D>(
             s_s.as_ptr() as *const _,
             srs.raw(),
             gpu_mtx,
-            -1,
+            gpu_index,
             &mut pending,
         )
     };
-    if let Err(e) = check(err) {
-        panic!("{}", String::from(e));
-    }
+    or_panic(err);
     pending
 }
 
 /// Waits for a pending proof and writes the proofs; consumes the handle.
+/// `proofs` must hold the started call's `num_circuits` proofs.
 pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
-    let err = unsafe { sys::finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut _) };
-    if let Err(e) = check(err) {
-        panic!("{}", String::from(e));
-    }
+    check_sizes::<[u64; 4], PR>();
+    or_panic(unsafe { sys::finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut _) });
 }
 
-/// Abandons a pending proof.
-///
-/// # Safety
-/// `handle` must come from [`start_groth16_proof`] and not be used again.
-pub unsafe fn drop_pending_proof(handle: *mut c_void) {
-    sys::destroy_pending_proof(handle)
+/// Abandons a pending proof from [`start_groth16_proof`]; the handle is not
+/// valid afterwards (the library ignores a handle it does not know).
+pub fn drop_pending_proof(handle: *mut c_void) {
+    unsafe { sys::destroy_pending_proof(handle) }
 }
 
 /// Proves prepared assignments (no external mutex: one process-wide lock).
 pub fn generate_groth16_proofs<S, PR>(provers: &[Assignment<S>], r_s: &[S], s_s: &[S], proofs: &mut [PR], srs: &SRS) {
+    check_sizes::<S, PR>();
     let n = provers.len();
     assert_eq!(r_s.len(), n);
     assert_eq!(s_s.len(), n);
@@ -330,7 +364,5 @@ pub fn generate_groth16_proofs<S, PR>(provers: &[Assignment<S>], r_s: &[S], s_s:
             -1,
         )
     };
-    if let Err(e) = check(err) {
-        panic!("{}", String::from(e));
-    }
+    or_panic(err);
 }

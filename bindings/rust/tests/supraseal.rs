@@ -61,7 +61,7 @@ fn prove_n(f: &Fixture, srs: &SRS, n: usize, mtx: *mut c_void) -> Vec<Proof> {
         &ptrs(&f.inputs), &ptrs(&f.aux), f.inputs.len(), f.aux.len(),
         &f.ad, &f.bid, &f.bad,
         common::meta("a_aux_popcount"), common::meta("b_inp_popcount"), common::meta("b_aux_popcount"),
-        n, &r, &s, &mut proofs, srs, mtx,
+        n, &r, &s, &mut proofs, srs, mtx, -1,
     );
     proofs
 }
@@ -80,7 +80,7 @@ fn generate_and_start_finish() {
         &ptrs(&f.inputs), &ptrs(&f.aux), f.inputs.len(), f.aux.len(),
         &f.ad, &f.bid, &f.bad,
         common::meta("a_aux_popcount"), common::meta("b_inp_popcount"), common::meta("b_aux_popcount"),
-        1, &[scalar(1)], &[scalar(7)], &srs, std::ptr::null_mut(),
+        1, &[scalar(1)], &[scalar(7)], &srs, std::ptr::null_mut(), -1,
     );
     let mut out = vec![[0u8; 384]; 1];
     supraseal::finish_groth16_proof(pending, &mut out);
@@ -114,7 +114,7 @@ fn eight_threads_one_mutex() {
     for h in handles {
         verify(&h.join().unwrap());
     }
-    unsafe { supraseal::free_gpu_mutex(mtx as *mut c_void) };
+    supraseal::free_gpu_mutex(mtx as *mut c_void);
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn errors() {
             &ptrs(&f.inputs), &ptrs(&f.aux), f.inputs.len(), f.aux.len(),
             &f.ad, &f.bid, &f.bad,
             common::meta("a_aux_popcount") + 1, common::meta("b_inp_popcount"), common::meta("b_aux_popcount"),
-            1, &[scalar(1)], &[scalar(2)], &mut proofs, &srs, std::ptr::null_mut(),
+            1, &[scalar(1)], &[scalar(2)], &mut proofs, &srs, std::ptr::null_mut(), -1,
         );
     });
     let msg = r.expect_err("a wrong popcount panics, as in supraseal-c2");
