@@ -11,6 +11,7 @@ cc=${CC:-cc}
 flags=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$root/include" -L"$root/build" -Wl,-rpath,"$root/build")
 "$cc" "${flags[@]}" "$root/tests/c/cuzk_api.c" -lcuzk -o "$work/cuzk_api"
 "$cc" "${flags[@]}" "$root/tests/c/supraseal.c" -lcuzk -lpthread -o "$work/supraseal"
+"$cc" "${flags[@]}" "$root/tests/c/freed_inputs.c" -lcuzk -o "$work/freed_inputs"
 # Every symbol of both headers is exported.
 missing=0
 exported=$(nm -D --defined-only "$root/build/libcuzk.so")
@@ -26,4 +27,5 @@ done
 [ "$(PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig pkg-config --libs cuzk 2>/dev/null || grep '^Libs' "$work/prefix/lib/pkgconfig/cuzk.pc")" != "" ] && echo "make install: library, headers, cuzk.pc"
 "$work/cuzk_api" "$work"
 "$work/supraseal" "$work"
+"$work/freed_inputs" "$work"
 exit $missing
