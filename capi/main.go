@@ -58,7 +58,7 @@ var (
 func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
-		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), cudaLibPath())
+		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})), cudaLibPath())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
 				v := C.int(0)
@@ -140,4 +140,18 @@ func cBytes(b []byte) *C.uint8_t {
 	p := C.malloc(C.size_t(max(1, len(b))))
 	C.memcpy(p, unsafe.Pointer(unsafe.SliceData(b)), C.size_t(len(b)))
 	return (*C.uint8_t)(p)
+}
+
+// logLevel is the level of the library's log on stderr: CUZK_LOG_LEVEL
+// (debug, info, warn, error), warn when unset. Hosts such as bellperson
+// never configure the library, so the variable is how an operator asks for
+// the per-partition timeline (debug).
+func logLevel() slog.Level {
+	var l slog.Level = slog.LevelWarn
+	if v := os.Getenv("CUZK_LOG_LEVEL"); v != "" {
+		if err := l.UnmarshalText([]byte(v)); err != nil {
+			l = slog.LevelWarn
+		}
+	}
+	return l
 }

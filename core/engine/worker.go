@@ -35,6 +35,7 @@ func (e *Engine) work(d *device, id int) {
 			t.job.partDone[t.idx] = true
 			t.job.nDone++
 			t.job.mu.Unlock()
+			e.logPartition(t, &rep)
 		}
 		e.finishTask(t, err)
 	}
