@@ -4,7 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/groth16"
 )
 
 func TestGenerateSatisfiedAndSized(t *testing.T) {
@@ -47,4 +50,20 @@ func TestSeedChangesOnlyTheWitness(t *testing.T) {
 	require.Equal(t, a, b)
 	require.NotEqual(t, wa, wb)
 	require.NoError(t, a.IsSatisfied(wb))
+}
+
+func TestTiledKeyFitsAndIsValid(t *testing.T) {
+	cs, _, err := Generate(Spec{Constraints: 1 << 10, DenseFraction: 0.2, Seed: 1})
+	require.NoError(t, err)
+	pk := TiledKey(cs, 9)
+	require.NoError(t, groth16.CheckKey(pk, cs))
+	for _, p := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1, pk.IC} {
+		for i := range p {
+			require.True(t, p[i].IsInSubGroup())
+		}
+	}
+	for i := range pk.BG2 {
+		require.True(t, pk.BG2[i].IsInSubGroup())
+	}
+	require.NotEqual(t, TiledKey(cs, 10).H[0], pk.H[0], "the seed changes the points")
 }
