@@ -49,8 +49,16 @@ type Memory struct {
 	// buffers, the rest of the machine (the reference daemon's default:
 	// 5 GiB).
 	SafetyMargin Size `toml:"safety_margin" json:"safety_margin"`
-	// PoolMax caps the bytes of freed big buffers kept for reuse.
-	PoolMax Size `toml:"pool_max" json:"pool_max"`
+	// PoolMax caps the bytes of freed big buffers kept for reuse. "auto"
+	// (the default) is the budget: idle buffers stay as long as they and
+	// the partitions' reservations fit in it together (a buffer given back
+	// is freed rather than pooled past that, and the pool is trimmed as
+	// partitions reserve). With a GPU the buffers are page-locked, and
+	// locking them again for every partition costs more than copying
+	// into them (hundreds of ms a GiB), so they must survive from one call
+	// to the next: at 2^24 a partition holds 2 GiB of them (a, b, c, aux),
+	// at 2^27 16 GiB.
+	PoolMax AutoSize `toml:"pool_max" json:"pool_max"`
 }
 
 // GPUs configures the devices.
@@ -138,7 +146,7 @@ type Logging struct {
 func Default() Config {
 	return Config{
 		VerifyProofs: true,
-		Memory:       Memory{SafetyMargin: 5 * GiB, PoolMax: 4 * GiB},
+		Memory:       Memory{SafetyMargin: 5 * GiB},
 		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},

@@ -35,7 +35,7 @@ sleep = "1ms"
 	require.NoError(t, err)
 	require.False(t, cfg.VerifyProofs)
 	require.Equal(t, AutoSize(64*GiB), cfg.Memory.Budget)
-	require.Equal(t, GiB, cfg.Memory.PoolMax)
+	require.Equal(t, AutoSize(GiB), cfg.Memory.PoolMax)
 	require.Equal(t, []int{0, 2}, cfg.GPUs.Devices)
 	require.Equal(t, 3, cfg.GPUs.WorkersPerDevice)
 	require.Equal(t, 250*time.Millisecond, cfg.Scheduler.BatchWait.D())

@@ -73,6 +73,22 @@ func (a *admission) reserve(ctx context.Context, n uint64) error {
 	return nil
 }
 
+// room is what the budget has left beside the reservations: what idle
+// pooled buffers may hold.
+func (a *admission) room() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.budget - a.reserved
+}
+
+// poolMax resolves memory.pool_max ("auto": the budget).
+func poolMax(m config.Memory, budget uint64) uint64 {
+	if m.PoolMax.Auto() {
+		return budget
+	}
+	return uint64(m.PoolMax)
+}
+
 func (a *admission) release(n uint64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

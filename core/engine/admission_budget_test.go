@@ -57,3 +57,36 @@ func TestStatusReportsResolvedBudget(t *testing.T) {
 	defer e.Close()
 	require.EqualValues(t, 63<<30, e.Status().Memory.Budget)
 }
+
+// TestPoolKeepsBuffersWithinTheBudget: with pool_max "auto", idle buffers
+// are kept across jobs (no new allocations once warm) while they and the
+// reservations fit in the budget, and trimmed when a reservation needs the
+// room.
+func TestPoolKeepsBuffersWithinTheBudget(t *testing.T) {
+	p := newPool(1<<40, 1)
+	defer p.close()
+	room := uint64(3 * 4096 * elemSize)
+	p.room = func() uint64 { return room }
+	a, err := p.get(4096)
+	require.NoError(t, err)
+	b, err := p.get(4096)
+	require.NoError(t, err)
+	p.put(a, b)
+	p.drain()
+	require.EqualValues(t, 2*4096*elemSize, p.stats().Pooled, "both fit in the room")
+	x, err := p.get(4096)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, p.stats().Reuses)
+	// A reservation takes the room: the pool is trimmed to what is left.
+	room = 0
+	p.trim()
+	p.drain()
+	require.Zero(t, p.stats().Pooled)
+	require.EqualValues(t, 1, p.stats().Frees)
+	// Given back past the room: freed, not pooled.
+	p.put(x)
+	p.drain()
+	require.Zero(t, p.stats().Pooled)
+	require.EqualValues(t, 2, p.stats().Frees)
+	require.Zero(t, p.stats().Mapped)
+}

@@ -42,8 +42,11 @@ type pool struct {
 	free    map[int][][]fr.Element // by element count
 	pooled  uint64
 	maxPool uint64
+	// room, when set, bounds the pooled bytes further: the budget left
+	// beside the partitions' reservations (admission.room).
+	room func() uint64
 
-	queue   chan []fr.Element // to the dealloc goroutines
+	queue   chan handoff // to the dealloc goroutines
 	pending sync.WaitGroup
 	done    sync.WaitGroup
 
@@ -61,9 +64,16 @@ type pool struct {
 	mapped                atomic.Int64 // bytes currently mapped
 }
 
+// handoff is a buffer for the dealloc goroutines: to pool or free, or (a
+// trimmed pool's) to free.
+type handoff struct {
+	buf  []fr.Element
+	free bool
+}
+
 // newPool starts workers dealloc goroutines.
 func newPool(maxPool uint64, workers int) *pool {
-	p := &pool{free: map[int][][]fr.Element{}, pinned: map[*fr.Element]bool{}, maxPool: maxPool, queue: make(chan []fr.Element, 1024)}
+	p := &pool{free: map[int][][]fr.Element{}, pinned: map[*fr.Element]bool{}, maxPool: maxPool, queue: make(chan handoff, 1024)}
 	for i := 0; i < workers; i++ {
 		p.done.Add(1)
 		go p.deallocLoop()
@@ -111,14 +121,18 @@ func (p *pool) put(bufs ...[]fr.Element) {
 			continue
 		}
 		p.pending.Add(1)
-		p.queue <- b
+		p.queue <- handoff{buf: b}
 	}
 }
 
 func (p *pool) deallocLoop() {
 	defer p.done.Done()
-	for buf := range p.queue {
-		p.release(buf)
+	for h := range p.queue {
+		if h.free {
+			p.unmap(h.buf)
+		} else {
+			p.release(h.buf)
+		}
 		p.pending.Done()
 	}
 }
@@ -126,8 +140,9 @@ func (p *pool) deallocLoop() {
 // release pools buf if the pool has room, and frees it otherwise.
 func (p *pool) release(buf []fr.Element) {
 	size := uint64(len(buf) * elemSize)
+	limit := p.limit()
 	p.mu.Lock()
-	if p.pooled+size <= p.maxPool {
+	if p.pooled+size <= limit {
 		p.free[len(buf)] = append(p.free[len(buf)], buf)
 		p.pooled += size
 		p.mu.Unlock()
@@ -162,6 +177,43 @@ func (p *pool) unmap(buf []fr.Element) {
 		p.mapped.Add(-size)
 	}
 	p.active.Add(-1)
+}
+
+func (p *pool) limit() uint64 {
+	if p.room == nil {
+		return p.maxPool
+	}
+	return min(p.maxPool, p.room())
+}
+
+// trim hands pooled buffers to the dealloc goroutines until the pool holds
+// no more than its limit (largest buffers first: fewest frees). A
+// partition calls it once it has taken its buffers, so that the pool never
+// frees what the partition would have reused.
+func (p *pool) trim() {
+	limit := p.limit()
+	var out [][]fr.Element
+	p.mu.Lock()
+	for p.pooled > limit {
+		n := 0
+		for k, l := range p.free {
+			if len(l) > 0 && k > n {
+				n = k
+			}
+		}
+		if n == 0 {
+			break
+		}
+		l := p.free[n]
+		out = append(out, l[len(l)-1])
+		p.free[n] = l[:len(l)-1]
+		p.pooled -= uint64(n * elemSize)
+	}
+	p.mu.Unlock()
+	for _, b := range out {
+		p.pending.Add(1)
+		p.queue <- handoff{buf: b, free: true}
+	}
 }
 
 // drain waits until every buffer handed over has been pooled or freed.

@@ -114,7 +114,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		clock:    opt.Clock,
 		throttle: opt.Throttle,
 		adm:      newAdmission(budget),
-		pool:     newPool(uint64(cfg.Memory.PoolMax), cfg.Dealloc.MaxConcurrent),
+		pool:     newPool(poolMax(cfg.Memory, budget), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
 		finished: map[string]*job{},
 		kick:     make(chan struct{}, 1),
@@ -123,6 +123,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		closing:  make(chan struct{}),
 		started:  time.Now(),
 	}
+	e.pool.room = e.adm.room
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

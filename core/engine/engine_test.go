@@ -305,7 +305,7 @@ func TestMatVecYieldsWhileThrottled(t *testing.T) {
 func TestDeallocSerialized(t *testing.T) {
 	f := testCircuit(t)
 	cfg := testConfig()
-	cfg.Memory.PoolMax = 0 // free every buffer
+	cfg.Memory.PoolMax = 1 // room for no buffer: free every one
 	cfg.Synthesis.MaxParallel = 3
 	e := newEngine(t, cfg, Options{})
 	var ids []string
@@ -326,7 +326,7 @@ func TestDeallocSerialized(t *testing.T) {
 	require.Zero(t, st.Mapped)
 
 	// With room in the pool, buffers are reused instead.
-	cfg.Memory.PoolMax = 64 * config.MiB
+	cfg.Memory.PoolMax = config.AutoSize(64 * config.MiB)
 	e2 := newEngine(t, cfg, Options{})
 	for i := 0; i < 3; i++ {
 		_, _, err := e2.Prove(context.Background(), f.request("", 2, Normal))

@@ -85,7 +85,7 @@ func (f fixture) checkProofs(t testing.TB, req Request, res Result) {
 func testConfig() config.Config {
 	cfg := config.Default()
 	cfg.Memory.Budget = config.AutoSize(1 * config.GiB)
-	cfg.Memory.PoolMax = 64 * config.MiB
+	cfg.Memory.PoolMax = config.AutoSize(64 * config.MiB)
 	cfg.Synthesis.MaxParallel = 2
 	cfg.GPUs.WorkersPerDevice = 2
 	cfg.Throttle.Sleep = config.Duration(20 * time.Microsecond)

@@ -68,7 +68,9 @@ func (e *Engine) synthesizeOne(t *task) error {
 	}
 	p := j.req.Partitions[t.idx]
 	if p.Assignment != nil {
-		return e.takeAssignment(t, p.Assignment)
+		err := e.takeAssignment(t, p.Assignment)
+		e.pool.trim()
+		return err
 	}
 	cs := j.req.Circuit.CS
 	w := p.Witness
@@ -89,7 +91,9 @@ func (e *Engine) synthesizeOne(t *task) error {
 		return fmt.Errorf("witness does not satisfy the circuit: %w", err)
 	}
 	asg.Inputs, asg.Aux, asg.Density = w.Inputs, w.Aux, &cs.Density
-	return e.pinAux(t)
+	err := e.pinAux(t)
+	e.pool.trim()
+	return err
 }
 
 // takeAssignment copies a host-synthesized assignment's a, b, c into the
