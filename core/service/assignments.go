@@ -19,7 +19,7 @@ type Pending struct {
 }
 
 // StartAssignments submits host-synthesized partitions (supraseal-c2's
-// Assignment) proved with h. a, b, c are copied before it returns; inputs,
+// Assignment) proved with h. a, b, c, r and s are copied before it returns; inputs,
 // aux and the density bitmaps must stay valid until Finalize or Destroy
 // returns. lock, when set, is held with the device's interlock.
 func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
@@ -45,7 +45,9 @@ func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, 
 		if copyABC {
 			cp.A, cp.B, cp.C = append([]fr.Element(nil), a.A...), append([]fr.Element(nil), a.B...), append([]fr.Element(nil), a.C...)
 		}
-		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &r[i], S: &sv[i]})
+		// r and s are copied: bellperson frees r_s and s_s once start returns.
+		ri, si := r[i], sv[i]
+		req.Partitions = append(req.Partitions, engine.Partition{Assignment: &cp, R: &ri, S: &si})
 	}
 	job, err := s.submit(req)
 	if err != nil {
