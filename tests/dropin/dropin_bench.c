@@ -21,6 +21,8 @@
  *                   times or several dumps side by side (default N = dumps)
  *   --calls K       calls back to back per mode (default 3); the first is
  *                   reported as "cold", min and median are over the others
+ *                   (with --mode both, async runs after sync: its first call
+ *                   finds the SRS already on the device)
  *   --mode          sync: generate_groth16_proofs_c; async:
  *                   generate_groth16_proofs_start_c + finalize_groth16_proof_c;
  *                   both (default): sync then async
@@ -48,7 +50,8 @@
  * loaded at run time; "n/a" without it) and also printed per second.
  * Peak RSS is getrusage's high-water mark after the calls, printed beside
  * the bytes that must exist anyway (the params file, and a, b, c, inputs,
- * aux of the N circuits of one call) so that the overhead shows.
+ * aux of the N circuits of one call) and the dump files the bench itself
+ * holds (its source of the a, b, c copies), so that the overhead shows.
  *
  * Verification, after the timed work and after the SRS is dropped: every
  * proof is compressed (cuzk_proof_compress) and checked with cuzk_verify
@@ -699,6 +702,12 @@ int main(int argc, char** argv) {
         b.r[i].limbs[0] = 1000 * (uint64_t)b.seed + 2 * i + 1;
         b.s[i].limbs[0] = 1000 * (uint64_t)b.seed + 2 * i + 2;
     }
+    double dumps_gib = 0;
+    for (int i = 0; i < b.ndumps; i++) {
+        const dump* d = &b.dumps[i];
+        dumps_gib += (double)(circuit_bytes(d) + 8 * ((d->ninputs + 63) / 64 + 2 * ((d->naux + 63) / 64)));
+    }
+    dumps_gib /= 1024.0 * 1024.0 * 1024.0;
     double need_gib = 0;
     for (size_t i = 0; i < b.circuits; i++) need_gib += (double)circuit_bytes(dump_of(&b, i));
     need_gib /= 1024.0 * 1024.0 * 1024.0;
@@ -791,6 +800,7 @@ int main(int argc, char** argv) {
     printf("%-32s %12.3f  GiB\n", "peak RSS after create_SRS", (double)rss_srs / (1024.0 * 1024.0));
     printf("%-32s %12.3f  GiB\n", "params file", params_gib);
     printf("%-32s %12.3f  GiB\n", "a,b,c,inputs,aux x circuits", need_gib);
+    printf("%-32s %12.3f  GiB\n", "dumps held by the bench", dumps_gib);
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,
                modes[i].util_secs ? modes[i].util_secs : "n/a");
@@ -801,6 +811,7 @@ int main(int argc, char** argv) {
     metric(NULL, "calls", (double)b.calls, "count");
     metric(NULL, "params_file", params_gib, "GiB");
     metric(NULL, "required_buffers", need_gib, "GiB");
+    metric(NULL, "dumps_held", dumps_gib, "GiB");
     metric(NULL, "peak_rss_after_srs", (double)rss_srs / (1024.0 * 1024.0), "GiB");
     for (int i = 0; i < nm; i++) {
         const mode_result* m = &modes[i];
