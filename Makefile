@@ -2,6 +2,8 @@
 #
 #   make          build bin/cuzk and build/libcuzk.so (with its headers)
 #   make demo     prove and verify the built-in 2^16-constraint circuit
+#   make dropin-bench  build/dropin_bench: the supraseal-c2 drop-in benchmark
+#                 (tests/dropin/README.md)
 #   make test     vet, unit tests, race tests, C/Rust/Python binding tests,
 #                 snarkjs/circom2 cross-check
 #   make bench    prover benchmarks (slow; results go in BENCHMARKS.md)
@@ -18,7 +20,7 @@ PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/ ./core/service/
 
-.PHONY: cuda cuda-test-bin all build lib demo test vet test-go test-race test-c test-rust test-python test-snarkjs bench install clean FORCE
+.PHONY: cuda cuda-test-bin all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs bench install clean FORCE
 
 all: build lib
 
@@ -53,7 +55,7 @@ install: lib
 demo: build
 	./$(BIN)/cuzk demo
 
-test: vet test-go test-race test-c test-rust test-python test-snarkjs
+test: vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -70,6 +72,15 @@ test-race:
 
 test-c: build lib
 	tests/c/run.sh
+
+# The drop-in bench links only libcuzk.so: this plain cc line also builds it
+# on a machine without Go (tests/dropin/README.md).
+dropin-bench: lib
+	$(CC) -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Iinclude tests/dropin/dropin_bench.c \
+		-L$(BUILD) -lcuzk -lpthread -ldl -Wl,-rpath,'$$ORIGIN' -o $(BUILD)/dropin_bench
+
+test-dropin: build lib
+	tests/dropin/run.sh
 
 test-rust: build lib
 	tests/rust/run.sh

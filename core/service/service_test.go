@@ -111,7 +111,23 @@ func TestSRSCacheAndAssignments(t *testing.T) {
 	_, err = s.ProveAssignments(a, []*groth16.Assignment{asg}, r, nil, nil)
 	require.Equal(t, InvalidArgument, CodeOf(err))
 
-	p, err := s.StartAssignments(a, []*groth16.Assignment{asg}, r, sv, nil)
+	// The caller may overwrite r_s, s_s and a, b, c once start returns
+	// (bellperson frees them): the proof must not change.
+	ac, bc, cc := append([]fr.Element(nil), asg.A...), append([]fr.Element(nil), asg.B...), append([]fr.Element(nil), asg.C...)
+	scratch := &groth16.Assignment{A: ac, B: bc, C: cc, Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
+	r2, s2 := append([]fr.Element(nil), r...), append([]fr.Element(nil), sv...)
+	p, err := s.StartAssignments(a, []*groth16.Assignment{scratch}, r2, s2, nil)
+	require.NoError(t, err)
+	for _, v := range [][]fr.Element{r2, s2, ac, bc, cc} {
+		for i := range v {
+			v[i].SetUint64(99)
+		}
+	}
+	async, err := p.Finalize()
+	require.NoError(t, err)
+	require.Equal(t, proofs, async, "start copies r, s, a, b, c")
+
+	p, err = s.StartAssignments(a, []*groth16.Assignment{asg}, r, sv, nil)
 	require.NoError(t, err)
 	p.Destroy()
 	_, err = p.Finalize()

@@ -150,4 +150,14 @@ func TestGenerateAndDump(t *testing.T) {
 	bm, err := os.ReadFile(p("dump/b_aux_density.bin"))
 	require.NoError(t, err)
 	require.Len(t, bm, 8*((cs.NumAux+63)/64))
+	// --trusted-params skips only the subgroup check: the same files.
+	code, _, errs = cli(t, "dump-assignment", "--trusted-params", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump2"))
+	require.Equal(t, 0, code, errs)
+	for _, f := range meta.Files {
+		x, err := os.ReadFile(p("dump/" + f))
+		require.NoError(t, err)
+		y, err := os.ReadFile(p("dump2/" + f))
+		require.NoError(t, err)
+		require.Equal(t, x, y, f)
+	}
 }

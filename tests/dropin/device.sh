@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# On the GPU machine (no Go there), from the repository root, with bin/cuzk,
+# build/libcuzk.so and build/libcuzk_cuda.so carried from a build machine
+# (libcuzk_cuda.so is built here with nvcc when it was not carried): makes a
+# synthetic circuit with a domain of 2^S rows, its development parameters and
+# its dumped assignment, then runs the drop-in bench for each N in
+# DROPIN_NS. Logs go under $OUT (packed into $OUT/logs.tgz on exit).
+#   usage: tests/dropin/device.sh [prepare] [srs] [bench]   (no argument: all three)
+# prepare: cuzk generate + setup + dump-assignment (timed; a 2^24 setup takes
+#          about a minute on 16 cores), into DROPIN_WORK (kept between calls
+#          while the machine stays warm)
+# srs:     create_SRS timed in two processes one after the other (cold, warm)
+# bench:   build/dropin_bench for each N, both modes
+# Environment: DROPIN_LOG2 (S, default 24), DROPIN_DENSE (share of dense
+# constraints, default 0.03), DROPIN_NS (default "1 10"), DROPIN_CALLS (3),
+# DROPIN_DUMPS (distinct witnesses, default 1: one dump proved N times),
+# DROPIN_DEPTH (async depth, 1), DROPIN_WORK (default /tmp/cuzk-dropin),
+# DROPIN_CONFIG (engine TOML; default: skip the SRS subgroup check, which
+# takes minutes at 2^24 on 16 cores).
+set -uo pipefail
+root=$(pwd)
+out=${OUT:-/tmp/cuzk-dropin-out}
+mkdir -p "$out"
+pack_logs() {
+  local logs
+  logs=$(cd "$out" && ls -- *.log 2>/dev/null)
+  [ -n "$logs" ] || return 0
+  # shellcheck disable=SC2086
+  (cd "$out" && tar czf logs.tgz $logs && rm -f $logs)
+}
+trap pack_logs EXIT
+trap 'exit 143' TERM
+S=${DROPIN_LOG2:-24}
+dense=${DROPIN_DENSE:-0.03}
+ns=${DROPIN_NS:-1 10}
+calls=${DROPIN_CALLS:-3}
+ndumps=${DROPIN_DUMPS:-1}
+depth=${DROPIN_DEPTH:-1}
+work=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^$S
+config=${DROPIN_CONFIG:-$'[srs]\nskip_subgroup_check = true'}
+steps=${*:-prepare srs bench}
+has() { [[ " $steps " == *" $1 "* ]]; }
+cuzk=$root/bin/cuzk
+timed() { # timed LOG CMD...: runs CMD, appends its output and wall time to LOG
+  local log=$1 t0 rc
+  shift
+  echo "\$ $*" >>"$log"
+  t0=$(date +%s.%N)
+  "$@" >>"$log" 2>&1
+  rc=$?
+  echo "wall $(echo "$(date +%s.%N) - $t0" | bc) s, exit $rc" | tee -a "$log"
+  return $rc
+}
+{
+  date -u
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 || echo "no nvidia-smi"
+  nproc
+  free -g | head -2
+} 2>&1 | tee "$out/machine.log"
+
+if [ ! -f "$root/build/libcuzk_cuda.so" ]; then
+  if command -v nvcc >/dev/null; then
+    timed "$out/build.log" make -C "$root/cuda" OUT="$root/build" CUDA_ARCH="${CUDA_ARCH:-sm_90}" -j4 || exit 1
+  else
+    echo "no build/libcuzk_cuda.so and no nvcc: the bench runs on the CPU backend" | tee -a "$out/machine.log"
+  fi
+fi
+# The plain cc line (no Go needed): the same as make dropin-bench.
+cc -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -I"$root/include" "$root/tests/dropin/dropin_bench.c" \
+  -L"$root/build" -lcuzk -lpthread -ldl -Wl,-rpath,'$ORIGIN' -o "$root/build/dropin_bench" || exit 1
+
+# The synthetic circuit has 3 inputs; rows = constraints + inputs must fit 2^S.
+constraints=$(((1 << S) - 64))
+dumps=()
+for j in $(seq 1 "$ndumps"); do dumps+=(--dump "$work/dump$j"); done
+if has prepare; then
+  mkdir -p "$work"
+  log=$out/prepare-2^$S.log
+  timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed 1 --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" || exit 1
+  for j in $(seq 2 "$ndumps"); do # other witnesses of the same circuit
+    timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed "$j" --r1cs "$work/tmp.r1cs" --wtns "$work/w$j.wtns" || exit 1
+    rm -f "$work/tmp.r1cs"
+  done
+  timed "$log" "$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+  for j in $(seq 1 "$ndumps"); do
+    timed "$log" "$cuzk" dump-assignment --trusted-params --params "$work/c.params" --r1cs "$work/c.r1cs" \
+      --wtns "$work/w$j.wtns" --out "$work/dump$j" || exit 1
+    rm -f "$work/w$j.wtns"
+  done
+  ls -la "$work" >>"$log"
+fi
+if has srs; then
+  for run in cold warm; do
+    timed "$out/srs-2^$S.log" "$root/build/dropin_bench" --params "$work/c.params" --config "$config" --srs-only
+    echo "(that was the $run process)" >>"$out/srs-2^$S.log"
+  done
+  grep -E "^metric" "$out/srs-2^$S.log"
+fi
+if has bench; then
+  for n in $ns; do
+    log=$out/bench-2^$S-n$n.log
+    timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
+      --calls "$calls" --depth "$depth" --mode both --config "$config"
+    sed -n '/^drop-in bench/,/^proofs:/p' "$log"
+  done
+fi
