@@ -5,7 +5,7 @@
 # synthetic circuit with a domain of 2^S rows, its development parameters and
 # its dumped assignment, then runs the drop-in bench for each N in
 # DROPIN_NS. Logs go under $OUT (packed into $OUT/logs.tgz on exit).
-#   usage: tests/dropin/device.sh [prepare] [srs] [bench]   (no argument: all three)
+#   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu]   (no argument: the first three)
 # prepare: cuzk generate + setup + dump-assignment (timed; a 2^24 setup takes
 #          about a minute on 16 cores), into DROPIN_WORK (kept between calls
 #          while the machine stays warm)
@@ -15,8 +15,12 @@
 # constraints, default 0.03), DROPIN_NS (default "1 10"), DROPIN_CALLS (3),
 # DROPIN_DUMPS (distinct witnesses, default 1: one dump proved N times),
 # DROPIN_DEPTH (async depth, 1), DROPIN_WORK (default /tmp/cuzk-dropin),
-# DROPIN_CONFIG (engine TOML; default: skip the SRS subgroup check, which
-# takes minutes at 2^24 on 16 cores).
+# DROPIN_CONFIG (engine TOML, applied with cuzk_config; default: none, the
+# library's defaults as bellperson gets them), DROPIN_KEY=tiled (a tiled
+# benchmark key, seconds at any size: proofs do not verify, so the engine's
+# verification and the bench's are turned off and the proofs are compared
+# across calls, modes and with DROPIN_CPU=1 the CPU backend's),
+# CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}
@@ -37,7 +41,15 @@ calls=${DROPIN_CALLS:-3}
 ndumps=${DROPIN_DUMPS:-1}
 depth=${DROPIN_DEPTH:-1}
 work=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^$S
-config=${DROPIN_CONFIG:-$'[srs]\nskip_subgroup_check = true'}
+config=${DROPIN_CONFIG:-}
+key=${DROPIN_KEY:-setup}
+noverify=()
+if [ "$key" = tiled ]; then
+  config=$'verify_proofs = false\n'"$config"
+  noverify=(--no-verify)
+fi
+cfgargs=()
+[ -n "$config" ] && cfgargs=(--config "$config")
 steps=${*:-prepare srs bench}
 has() { [[ " $steps " == *" $1 "* ]]; }
 cuzk=$root/bin/cuzk
@@ -81,7 +93,11 @@ if has prepare; then
     timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed "$j" --r1cs "$work/tmp.r1cs" --wtns "$work/w$j.wtns" || exit 1
     rm -f "$work/tmp.r1cs"
   done
-  timed "$log" "$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+  if [ "$key" = tiled ]; then
+    timed "$log" "$cuzk" setup --tiled --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+  else
+    timed "$log" "$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+  fi
   for j in $(seq 1 "$ndumps"); do
     timed "$log" "$cuzk" dump-assignment --trusted-params --params "$work/c.params" --r1cs "$work/c.r1cs" \
       --wtns "$work/w$j.wtns" --out "$work/dump$j" || exit 1
@@ -91,7 +107,7 @@ if has prepare; then
 fi
 if has srs; then
   for run in cold warm; do
-    timed "$out/srs-2^$S.log" "$root/build/dropin_bench" --params "$work/c.params" --config "$config" --srs-only
+    timed "$out/srs-2^$S.log" "$root/build/dropin_bench" --params "$work/c.params" "${cfgargs[@]}" --srs-only
     echo "(that was the $run process)" >>"$out/srs-2^$S.log"
   done
   grep -E "^metric" "$out/srs-2^$S.log"
@@ -100,7 +116,23 @@ if has bench; then
   for n in $ns; do
     log=$out/bench-2^$S-n$n.log
     timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
-      --calls "$calls" --depth "$depth" --mode both --config "$config"
+      --calls "$calls" --depth "$depth" --mode both "${cfgargs[@]}" "${noverify[@]}"
     sed -n '/^drop-in bench/,/^proofs:/p' "$log"
   done
+fi
+# cpu: the first circuit proved by the CPU backend (no CUDA library), its
+# proof compared byte for byte with the GPU's (same r, s): the check for a
+# tiled key, whose proofs do not verify.
+if has cpu; then
+  log=$out/cpu-2^$S.log
+  timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
+    --mode sync "${cfgargs[@]}" "${noverify[@]}" --proofs-out "$work/gpu.proof"
+  gpucfg=$config$'\n[gpus]\ncuda_lib = "/nonexistent/libcuzk_cuda.so"'
+  timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
+    --mode sync --config "$gpucfg" "${noverify[@]}" --proofs-out "$work/cpu.proof"
+  if cmp "$work/gpu.proof" "$work/cpu.proof"; then
+    echo "GPU proof equals the CPU backend's, byte for byte" | tee -a "$log"
+  else
+    echo "FAIL: GPU proof differs from the CPU backend's" | tee -a "$log"
+  fi
 fi

@@ -38,6 +38,8 @@
  *                   holding it), applied with cuzk_config before anything
  *   --no-verify     skip the verification of the proofs (see below)
  *   --srs-only      time create_SRS alone and exit
+ *   --proofs-out F  write the first call's proofs (384 bytes each, in
+ *                   memory layout) to F, to compare runs across processes
  *
  * Each call is what bellperson does: a, b, c copied into fresh buffers per
  * circuit (synthesis output), r_s and s_s allocated per call; the async path
@@ -595,7 +597,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: dropin_bench --params FILE --dump DIR [--dump DIR ...] [--circuits N] [--calls K]\n"
             "                    [--mode sync|async|both] [--depth D] [--gpu-index I] [--seed S]\n"
-            "                    [--config TEXT|FILE] [--no-verify] [--srs-only]\n"
+            "                    [--config TEXT|FILE] [--no-verify] [--srs-only] [--proofs-out F]\n"
             "(the comment at the top of tests/dropin/dropin_bench.c explains each)\n");
     exit(2);
 }
@@ -612,6 +614,7 @@ int main(int argc, char** argv) {
     static bench b;
     const char* params = NULL;
     const char* config = NULL;
+    const char* proofs_out = NULL;
     const char* mode = "both";
     const char* dirs[MAX_DUMPS];
     int srs_only = 0, no_verify = 0;
@@ -652,6 +655,8 @@ int main(int argc, char** argv) {
             mode = v;
         else if (!strcmp(f, "--config"))
             config = v;
+        else if (!strcmp(f, "--proofs-out"))
+            proofs_out = v;
         else
             die("unknown flag %s", f);
     }
@@ -772,6 +777,13 @@ int main(int argc, char** argv) {
         bad = 1;
     }
     const char* same = ndiff ? "no" : (bad ? "not compared" : "yes");
+    /* The first call's proofs, raw (384 bytes each), for a comparison
+     * across processes: the GPU's against the CPU backend's. */
+    if (proofs_out) {
+        FILE* f = fopen(proofs_out, "wb");
+        if (!f || fwrite(modes[0].proofs, sizeof(groth16_proof), b.circuits, f) != b.circuits || fclose(f) != 0)
+            die("cannot write %s", proofs_out);
+    }
 
     /* The table. */
     const dump* d0 = &b.dumps[0];
