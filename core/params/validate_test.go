@@ -13,6 +13,8 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/blake2b"
+
+	"github.com/cuzk/cuzk/core/internal/paramtest"
 )
 
 // countingChecker counts the points it is given and delegates to the CPU.
@@ -32,29 +34,10 @@ func (c *countingChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
 	return CPUChecker{}.CheckSubgroupG2(p)
 }
 
-// offSubgroupG2 returns an uncompressed G2 encoding of a point on the twist
-// but outside the prime-order subgroup.
-func offSubgroupG2(t *testing.T) []byte {
-	var b bls.E2 // the twist's b = 4(1 + u)
-	b.A0.SetUint64(4)
-	b.A1.SetUint64(4)
-	for x := uint64(1); ; x++ {
-		var p bls.G2Affine
-		p.X.A0.SetUint64(x)
-		p.X.A1.SetUint64(1)
-		var y2 bls.E2
-		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &b)
-		if y2.Legendre() != 1 {
-			continue
-		}
-		p.Y.Sqrt(&y2)
-		require.True(t, p.IsOnCurve())
-		if !p.IsInSubGroup() {
-			var out [G2Uncompressed]byte
-			encodeG2(out[:], &p)
-			return out[:]
-		}
-	}
+func offSubgroupG2(*testing.T) []byte {
+	p := paramtest.OffSubgroupG2()
+	raw := p.RawBytes()
+	return raw[:]
 }
 
 func keyBytes(t *testing.T, pk *ProvingKey) []byte {
@@ -67,17 +50,7 @@ func keyBytes(t *testing.T, pk *ProvingKey) []byte {
 // sectionOffset returns the byte offset of point i of the named section in
 // a file of pk's shape.
 func sectionOffset(pk *ProvingKey, section string, i int) int {
-	off := 3*G1Uncompressed + 3*G2Uncompressed + 4
-	for _, s := range []struct {
-		name string
-		n    int
-	}{{"ic", len(pk.IC)}, {"h", len(pk.H)}, {"l", len(pk.L)}, {"a", len(pk.A)}, {"b_g1", len(pk.BG1)}} {
-		if s.name == section {
-			return off + i*G1Uncompressed
-		}
-		off += s.n*G1Uncompressed + 4
-	}
-	return off + i*G2Uncompressed // b_g2
+	return paramtest.Offset(paramtest.Counts{IC: len(pk.IC), H: len(pk.H), L: len(pk.L), A: len(pk.A), BG1: len(pk.BG1)}, section, i)
 }
 
 func TestRecordSkipsCheckOfKnownContents(t *testing.T) {
