@@ -37,10 +37,16 @@ func runDump(args []string, stdout io.Writer) error {
 	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
 	wtns := fs.String("wtns", "", "witness (circom .wtns)")
 	dir := fs.String("out", "", "directory to write")
+	trusted := fs.Bool("trusted-params", false, trustedHelp)
+	cfgPath := fs.String("config", "", configHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, false)
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, cfg, *trusted)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,12 @@ func runSetup(args []string, stdout io.Writer) error {
 	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
 	out := fs.String("out", "", "parameter file to write")
 	seed := fs.Uint64("seed", 0, "seed of the development setup (INSECURE: anyone who knows it can forge proofs)")
+	cfgPath := fs.String("config", "", "configuration (TOML or JSON); srs.validation_record_dir is where the written file is recorded as valid")
 	if err := parse(fs, args, "r1cs", "out"); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
 		return err
 	}
 	cs, err := loadCircuit(*circuit)
@@ -28,6 +33,8 @@ func runSetup(args []string, stdout io.Writer) error {
 	if err := pk.WriteFile(*out); err != nil {
 		return inputErr(err)
 	}
+	// This program computed every point: the file needs no check on load.
+	recordWritten(*out, cfg)
 	fmt.Fprintf(stdout, "wrote %s: %d constraints, %d inputs, %d aux, domain 2^%d, in %v (development setup, not for production)\n",
 		*out, cs.NumConstraints, cs.NumInputs, cs.NumAux, log2(len(pk.H)+1), time.Since(start).Round(time.Millisecond))
 	return nil
