@@ -108,21 +108,27 @@ func serialised(fn func(stage string, done, total int64)) func(stage string, don
 	}
 }
 
-// RateLimited passes on to fn the first report of each stage, its last
-// (done == total), and in between at most one report per interval: what a
-// log or a terminal wants of a load that may report thousands of times.
+// RateLimited passes on to fn at most one report per interval, the first
+// an interval after it is made, and the last of a stage (done == total)
+// once something of that stage was passed: a short load stays silent, a
+// long one prints a line every interval and its end.
 func RateLimited(interval time.Duration, fn func(stage string, done, total int64)) func(stage string, done, total int64) {
 	var (
-		mu    sync.Mutex
-		stage string
-		last  time.Time
+		mu     sync.Mutex
+		last   = time.Now()
+		shown  string // the stage last passed on
+		closed bool   // its final report was passed on
 	)
 	return func(s string, done, total int64) {
 		mu.Lock()
 		now := time.Now()
-		pass := s != stage || done >= total || now.Sub(last) >= interval
+		final := done >= total
+		pass := now.Sub(last) >= interval || (final && s == shown && !closed)
 		if pass {
-			stage, last = s, now
+			last, closed = now, final && s == shown
+			if s != shown {
+				shown, closed = s, final
+			}
 		}
 		mu.Unlock()
 		if pass {

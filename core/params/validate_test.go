@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
@@ -277,13 +278,19 @@ func (m markedChecker) CheckSubgroupG2([]bls.G2Affine) (int, error) { return -1,
 
 func TestRateLimited(t *testing.T) {
 	var got []int64
-	f := RateLimited(1<<62, func(stage string, done, total int64) { got = append(got, done) })
+	quiet := RateLimited(time.Hour, func(stage string, done, total int64) { got = append(got, done) })
 	for i := int64(1); i <= 10; i++ {
-		f(StageDecode, i, 10)
+		quiet(StageDecode, i, 10)
 	}
-	f(StageSubgroup, 1, 5)
-	f(StageSubgroup, 2, 5)
-	require.Equal(t, []int64{1, 10, 1}, got)
+	require.Empty(t, got, "a short load is not reported")
+
+	got = nil
+	every := RateLimited(0, func(stage string, done, total int64) { got = append(got, done) })
+	every(StageDecode, 5, 10)
+	every(StageDecode, 10, 10)
+	every(StageDecode, 10, 10)
+	require.Equal(t, []int64{5, 10, 10}, got)
+
 }
 
 func sha256Of(parts ...[]byte) []byte {
