@@ -196,11 +196,16 @@ func TestEmbeddedManifest(t *testing.T) {
 	require.Equal(t, shared, filecoinManifest)
 }
 
+// keyFile writes a random key to a new directory.
+func keyFile(t *testing.T, seed uint64) (dir, path string) {
+	dir = t.TempDir()
+	path = filepath.Join(dir, "k.params")
+	require.NoError(t, randomKey(rand.New(rand.NewPCG(seed, seed+1))).WriteFile(path))
+	return dir, path
+}
+
 func TestCorruptRecordReadsEmpty(t *testing.T) {
-	dir := t.TempDir()
-	pk := randomKey(rand.New(rand.NewPCG(13, 14)))
-	path := filepath.Join(dir, "k.params")
-	require.NoError(t, pk.WriteFile(path))
+	dir, path := keyFile(t, 13)
 	rec := OpenRecord(dir)
 	for _, junk := range [][]byte{[]byte("{not json"), {0, 1, 2}, []byte(`{"entries": 7}`), nil} {
 		require.NoError(t, os.WriteFile(rec.Path(), junk, 0o600))
@@ -224,10 +229,7 @@ func TestCorruptRecordReadsEmpty(t *testing.T) {
 }
 
 func TestAddFileRecordsWrittenKey(t *testing.T) {
-	dir := t.TempDir()
-	pk := randomKey(rand.New(rand.NewPCG(15, 16)))
-	path := filepath.Join(dir, "k.params")
-	require.NoError(t, pk.WriteFile(path))
+	dir, path := keyFile(t, 15)
 	rec := OpenRecord(dir)
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	chk := &countingChecker{}

@@ -29,12 +29,9 @@ func TestMain(m *testing.M) {
 // dump-assignment, also after setup recorded a valid file at that path,
 // unless the flag, the configuration or the record trusts it.
 func TestParamsValidationInEveryCommand(t *testing.T) {
-	dir := t.TempDir()
-	p := func(name string) string { return filepath.Join(dir, name) }
-	code, _, errs := cli(t, "generate", "--constraints", "256", "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"))
-	require.Equal(t, 0, code, errs)
-	code, _, errs = cli(t, "setup", "--r1cs", p("c.r1cs"), "--out", p("c.params"))
-	require.Equal(t, 0, code, errs)
+	p := generated(t)
+	var code int
+	var errs string
 	cacheDir, err := os.UserCacheDir()
 	require.NoError(t, err)
 	rec := params.OpenRecord(filepath.Join(cacheDir, "cuzk"))
