@@ -59,6 +59,7 @@ func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
 		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})), cudaLibPath())
+		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
 				v := C.int(0)
@@ -86,6 +87,16 @@ func cudaLibPath() string {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
+	}
+	return ""
+}
+
+// recordDir is where parameter validations are remembered when the
+// configuration names no directory: the platform cache directory, or none
+// (every load checked) where there is none.
+func recordDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "cuzk")
 	}
 	return ""
 }

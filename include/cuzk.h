@@ -149,8 +149,11 @@ cuzk_error cuzk_register_circuit(const char* circuit_id, const char* r1cs_path);
 cuzk_error cuzk_register_circuit_matrices(const char* circuit_id, const cuzk_matrices* m);
 
 /* Loads circuit_id's parameters (.params file) and keeps them resident
- * until cuzk_evict_params. Every point is checked (flags may skip the
- * subgroup check for trusted files). Loading again replaces them. */
+ * until cuzk_evict_params. Every point is checked to be on the curve and,
+ * unless flags or srs.skip_subgroup_check trust the file, in the subgroup:
+ * once per file contents, remembered in srs.validation_record_dir (default
+ * the platform cache directory, ~/.cache/cuzk), or by Filecoin's published
+ * digest for its v28 files. Loading again replaces them. */
 cuzk_error cuzk_load_params(const char* circuit_id, const char* params_path, uint32_t flags);
 
 /* Drops circuit_id's parameters; running jobs keep theirs until they end. */

@@ -85,10 +85,14 @@ typedef struct Assignment {
 void* create_gpu_mutex(void);
 void destroy_gpu_mutex(void* mtx);
 
-/* Loads the .params file at path into *ret. With cache, one loaded SRS is
- * shared per path (until evict_SRS). */
+/* Loads the .params file at path into *ret, validated as cuzk_load_params
+ * does. With cache, one loaded SRS is shared per path (until evict_SRS; at
+ * most 4 stay cached, the least recently created leaving first; a cached
+ * SRS whose file changed since is loaded again). */
 RustError create_SRS(SRS* ret, const char* path, bool cache);
-/* Removes the SRS from the cache; handles stay valid until dropped. */
+/* Removes the SRS's path from the cache, whichever handle of that path is
+ * given; handles stay valid until dropped, and the last one dropped frees
+ * the SRS's device memory. */
 void evict_SRS(const SRS* srs);
 /* Releases a reference. */
 void drop_SRS(SRS* srs);

@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -95,6 +96,13 @@ type DeviceG2 interface {
 func G2OnDevice(b Backend) bool {
 	d, ok := b.(DeviceG2)
 	return ok && d.G2OnDevice()
+}
+
+// KeyReleaser is implemented by backends that keep a key's points on the
+// device between proofs: ReleaseKey frees what they hold of pk once no
+// handle names it any more (a later MSM over pk would upload it again).
+type KeyReleaser interface {
+	ReleaseKey(pk *params.ProvingKey)
 }
 
 // ErrDeviceFailed is wrapped by errors after which a device must not be

@@ -117,6 +117,11 @@ type Scheduler struct {
 type SRS struct {
 	// SkipSubgroupCheck trusts parameter files (curve checks stay).
 	SkipSubgroupCheck bool `toml:"skip_subgroup_check" json:"skip_subgroup_check"`
+	// ValidationRecordDir holds the record of parameter files (by content)
+	// whose subgroup check passed; a file recorded there loads with the
+	// curve checks only. "" lets the host choose: the library and the
+	// command use the platform cache directory (os.UserCacheDir()/cuzk).
+	ValidationRecordDir string `toml:"validation_record_dir" json:"validation_record_dir"`
 }
 
 // Throttle configures the memory-bandwidth throttle.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
 
@@ -39,7 +40,27 @@ type Options struct {
 	SkipSubgroupCheck bool
 	// NbTasks bounds the goroutines used to decode; 0 means GOMAXPROCS.
 	NbTasks int
+	// Checker runs the subgroup check; nil means CPUChecker{NbTasks}.
+	Checker SubgroupChecker
+	// Record, when set, lets ReadProvingKey skip the subgroup check of
+	// contents validated before, and remembers the contents it validates.
+	Record *Record
+	// Manifest, when set, lets ReadProvingKey trust a file whose base name
+	// it lists and whose BLAKE2b digest matches. Leave it nil when Checker
+	// outruns BLAKE2b (~1 GB/s on one core), as a GPU does.
+	Manifest Manifest
+	// Progress, when set, is told how a long load advances: stage is one of
+	// the Stage constants, done and total are bytes (points for
+	// StageSubgroup). Calls are serialised; see RateLimited.
+	Progress func(stage string, done, total int64)
 }
+
+// Stages of a load, as reported to Options.Progress.
+const (
+	StageDecode   = "decode"   // parsing and curve checks, bytes
+	StageDigest   = "digest"   // BLAKE2b against the manifest, bytes
+	StageSubgroup = "subgroup" // subgroup check, points
+)
 
 func (o Options) tasks() int {
 	if o.NbTasks > 0 {
@@ -48,11 +69,22 @@ func (o Options) tasks() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+func (o Options) checker() SubgroupChecker {
+	if o.Checker != nil {
+		return o.Checker
+	}
+	return CPUChecker{NbTasks: o.NbTasks}
+}
+
 // reader walks a byte slice section by section.
 type reader struct {
-	data []byte
-	off  int
-	opt  Options
+	data     []byte
+	off      int
+	opt      Options
+	subgroup bool // check each point's subgroup while decoding
+	// decoded counts the bytes of point sections decoded, for progress.
+	decoded  atomic.Int64
+	progress func(stage string, done, total int64)
 }
 
 func (r *reader) take(section string, n int) ([]byte, error) {
@@ -81,7 +113,7 @@ func (r *reader) g1(section string, p *bls.G1Affine) error {
 	if err != nil {
 		return err
 	}
-	if err := decodeG1(b, p, !r.opt.SkipSubgroupCheck); err != nil {
+	if err := decodeG1(b, p, r.subgroup); err != nil {
 		return fmt.Errorf("params: %s: %w", section, err)
 	}
 	return nil
@@ -92,7 +124,7 @@ func (r *reader) g2(section string, p *bls.G2Affine) error {
 	if err != nil {
 		return err
 	}
-	if err := decodeG2(b, p, !r.opt.SkipSubgroupCheck); err != nil {
+	if err := decodeG2(b, p, r.subgroup); err != nil {
 		return fmt.Errorf("params: %s: %w", section, err)
 	}
 	return nil
@@ -105,8 +137,8 @@ func (r *reader) g1s(section string) ([]bls.G1Affine, error) {
 	}
 	b, _ := r.take(section, n*G1Uncompressed)
 	out := make([]bls.G1Affine, n)
-	err = decodeParallel(section, n, r.opt.tasks(), func(i int) error {
-		return decodeG1(b[i*G1Uncompressed:], &out[i], !r.opt.SkipSubgroupCheck)
+	err = r.decodeParallel(section, n, G1Uncompressed, func(i int) error {
+		return decodeG1(b[i*G1Uncompressed:], &out[i], r.subgroup)
 	})
 	return out, err
 }
@@ -118,15 +150,21 @@ func (r *reader) g2s(section string) ([]bls.G2Affine, error) {
 	}
 	b, _ := r.take(section, n*G2Uncompressed)
 	out := make([]bls.G2Affine, n)
-	err = decodeParallel(section, n, r.opt.tasks(), func(i int) error {
-		return decodeG2(b[i*G2Uncompressed:], &out[i], !r.opt.SkipSubgroupCheck)
+	err = r.decodeParallel(section, n, G2Uncompressed, func(i int) error {
+		return decodeG2(b[i*G2Uncompressed:], &out[i], r.subgroup)
 	})
 	return out, err
 }
 
-// decodeParallel runs decode(i) for i in [0, n) on nbTasks goroutines and
-// reports the failure with the lowest index, so errors are deterministic.
-func decodeParallel(section string, n, nbTasks int, decode func(i int) error) error {
+// progressEvery is how many points a decoding goroutine handles between
+// progress reports.
+const progressEvery = 1 << 16
+
+// decodeParallel runs decode(i) for i in [0, n) on the reader's goroutines
+// and reports the failure with the lowest index, so errors are
+// deterministic.
+func (r *reader) decodeParallel(section string, n, size int, decode func(i int) error) error {
+	nbTasks := r.opt.tasks()
 	if nbTasks > n {
 		nbTasks = n
 	}
@@ -146,6 +184,9 @@ func decodeParallel(section string, n, nbTasks int, decode func(i int) error) er
 				if err := decode(i); err != nil {
 					firstBad[t], errs[t] = i, err
 					return
+				}
+				if r.progress != nil && (i+1-t*chunk)%progressEvery == 0 {
+					r.progress(StageDecode, r.decoded.Add(progressEvery*int64(size)), int64(len(r.data)))
 				}
 			}
 		}(t)
@@ -181,9 +222,21 @@ func (r *reader) verifyingKey() (*VerifyingKey, error) {
 	return vk, nil
 }
 
-// DecodeProvingKey parses a whole parameter file held in memory.
+// DecodeProvingKey parses a whole parameter file held in memory and, unless
+// opt.SkipSubgroupCheck, runs the subgroup checker over every point.
 func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
-	r := &reader{data: data, opt: opt}
+	opt.Progress = serialised(opt.Progress)
+	pk, err := decodeCurve(data, opt)
+	if err != nil || opt.SkipSubgroupCheck {
+		return pk, err
+	}
+	return pk, CheckSubgroups(pk, opt.checker(), opt.Progress)
+}
+
+// decodeCurve parses a parameter file, checking that every point is on the
+// curve but not its subgroup.
+func decodeCurve(data []byte, opt Options) (*ProvingKey, error) {
+	r := &reader{data: data, opt: opt, progress: opt.Progress}
 	vk, err := r.verifyingKey()
 	if err != nil {
 		return nil, err
@@ -211,7 +264,7 @@ func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 // for structure (section counts against sizes) but its points are not
 // decoded.
 func DecodeVerifyingKey(data []byte, opt Options) (*VerifyingKey, error) {
-	r := &reader{data: data, opt: opt}
+	r := &reader{data: data, opt: opt, subgroup: !opt.SkipSubgroupCheck}
 	vk, err := r.verifyingKey()
 	if err != nil {
 		return nil, err
@@ -233,17 +286,6 @@ func DecodeVerifyingKey(data []byte, opt Options) (*VerifyingKey, error) {
 		return nil, fmt.Errorf("params: %w: %d bytes after b_g2", ErrTrailingData, left)
 	}
 	return vk, nil
-}
-
-// ReadProvingKey reads a parameter file; the file is memory-mapped and its
-// sections decoded in parallel.
-func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
-	var pk *ProvingKey
-	err := fileio.Decode("params", path, func(data []byte) (err error) {
-		pk, err = DecodeProvingKey(data, opt)
-		return err
-	})
-	return pk, err
 }
 
 // ReadVerifyingKey reads a .vk file or the verifying key of a .params file.

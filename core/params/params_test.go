@@ -15,6 +15,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/paramtest"
 )
 
 // Published encodings of the BLS12-381 generators (zcash serialisation, as
@@ -169,25 +171,12 @@ func TestRoundTrip(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
-// offG1 returns an uncompressed G1 encoding of a point on the curve but
-// outside the prime-order subgroup, found by trying x = 0, 1, 2, ...
-func offSubgroupG1(t *testing.T) []byte {
-	for x := uint64(0); ; x++ {
-		var p bls.G1Affine
-		p.X.SetUint64(x)
-		var y2, b fp.Element
-		b.SetUint64(4)
-		y2.Square(&p.X).Mul(&y2, &p.X).Add(&y2, &b)
-		if p.Y.Sqrt(&y2) == nil {
-			continue
-		}
-		require.True(t, p.IsOnCurve())
-		if !p.IsInSubGroup() {
-			var out [96]byte
-			encodeG1(out[:], &p)
-			return out[:]
-		}
-	}
+// offSubgroupG1 returns the encoding of a point on the curve but outside
+// the prime-order subgroup.
+func offSubgroupG1(*testing.T) []byte {
+	p := paramtest.OffSubgroupG1()
+	raw := p.RawBytes()
+	return raw[:]
 }
 
 func TestDecodeErrors(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
@@ -31,6 +32,12 @@ type Service struct {
 	jobs     map[uint64]string
 	nextJob  uint64
 	cudaLib  string
+
+	checker   params.SubgroupChecker    // SetSubgroupChecker
+	recordDir string                    // SetDefaultRecordDir
+	records   map[string]*params.Record // by directory, one per process
+	srsTick   uint64                    // LRU clock of the SRS cache
+	devices   []backend.Backend         // the engine's devices; nil: discovered (tests set it)
 }
 
 type circuit struct {
@@ -46,7 +53,8 @@ func New(log *slog.Logger, cudaLib string) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
-		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}, cudaLib: cudaLib}
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}, cudaLib: cudaLib,
+		records: map[string]*params.Record{}}
 }
 
 // Throttle is the process-wide bandwidth throttle; it survives
@@ -83,7 +91,7 @@ func (s *Service) startLocked() error {
 		th = s.throttle
 		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
 	}
-	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, CUDALib: s.cudaLib})
+	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, CUDALib: s.cudaLib, Devices: s.devices})
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}
@@ -155,12 +163,8 @@ func (s *Service) LoadParams(id, path string, trusted bool) error {
 	if id == "" {
 		return errorf(InvalidArgument, "cuzk: empty circuit id")
 	}
-	skip := trusted || s.config().SRS.SkipSubgroupCheck
-	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: skip})
+	pk, err := s.readKey(path, s.loadOptions(path, trusted))
 	if err != nil {
-		if CodeOf(err) == InvalidArgument {
-			return &Error{Code: BadFile, Err: err}
-		}
 		return err
 	}
 	s.mu.Lock()

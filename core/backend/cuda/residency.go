@@ -134,3 +134,22 @@ func (r *residency[P, R, PR]) close() {
 		r.mem.used -= uint64(k.n) * pointBytes[P]()
 	}
 }
+
+// forget frees the resident sets that lie within points' memory: the set
+// of points itself and any prefix or part of it uploaded on its own.
+func (r *residency[P, R, PR]) forget(points []P) {
+	if len(points) == 0 {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(points)))
+	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	for k, h := range r.sets {
+		if k.ptr >= lo && k.ptr < hi {
+			r.store.free(h)
+			delete(r.sets, k)
+			r.mem.used -= uint64(k.n) * pointBytes[P]()
+		}
+	}
+}

@@ -34,6 +34,7 @@ func runBench(args []string, stdout io.Writer) error {
 	circuit := fs.String("r1cs", "", "prove this circuit instead of the synthetic one (with --wtns and --params)")
 	wtns := fs.String("wtns", "", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
 	pkPath := fs.String("params", "", "parameters for --r1cs")
+	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	baseline := fs.Bool("baseline", false, "also prove the same partitions one by one with the prover core alone, and print the ratio")
 	waterfall := fs.Bool("waterfall", false, "print each partition's timeline")
 	cache := fs.String("cache", defaultCache(), "directory for the synthetic circuit's parameters")
@@ -43,18 +44,12 @@ func runBench(args []string, stdout io.Writer) error {
 	if *parts < 1 || *proofs < 1 || *conc < 1 {
 		return inputErr(fmt.Errorf("--partitions, --proofs and --concurrency must be at least 1"))
 	}
-	cfg := config.Default()
-	if *cfgPath != "" {
-		text, err := os.ReadFile(*cfgPath)
-		if err != nil {
-			return inputErr(err)
-		}
-		if cfg, err = config.Parse(string(text)); err != nil {
-			return inputErr(err)
-		}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return err
 	}
 
-	cs, pk, witnesses, err := benchInputs(spec, *parts, *circuit, *wtns, *pkPath, *cache, stdout)
+	cs, pk, witnesses, err := benchInputs(spec, *parts, *circuit, *wtns, *pkPath, *cache, cfg, *trusted, stdout)
 	if err != nil {
 		return err
 	}
@@ -167,7 +162,7 @@ func defaultCache() string {
 
 // benchInputs loads a given circuit or generates the synthetic one with one
 // witness per partition.
-func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache string, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
+func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache string, cfg config.Config, trusted bool, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
 	if circuit != "" {
 		if wtns == "" || pkPath == "" {
 			return nil, nil, nil, inputErr(fmt.Errorf("--r1cs needs --wtns and --params"))
@@ -184,9 +179,9 @@ func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache st
 			}
 			ws = append(ws, w)
 		}
-		pk, err := params.ReadProvingKey(pkPath, params.Options{})
+		pk, err := readParams(pkPath, cfg, trusted)
 		if err != nil {
-			return nil, nil, nil, inputErr(err)
+			return nil, nil, nil, err
 		}
 		return cs, pk, ws, groth16.CheckKey(pk, cs)
 	}

@@ -37,12 +37,16 @@ func runDump(args []string, stdout io.Writer) error {
 	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
 	wtns := fs.String("wtns", "", "witness (circom .wtns)")
 	dir := fs.String("out", "", "directory to write")
-	// The subgroup check of a 2^24-row file takes minutes on 16 cores.
-	trusted := fs.Bool("trusted-params", false, "skip the subgroup check of parameter points (curve checks stay)")
+	trusted := fs.Bool("trusted-params", false, trustedHelp)
+	cfgPath := fs.String("config", "", configHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, *trusted)
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, cfg, *trusted)
 	if err != nil {
 		return err
 	}

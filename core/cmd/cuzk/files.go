@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/snarkjs"
@@ -50,7 +51,7 @@ func writeFile(path string, data []byte) error {
 }
 
 // loadProveInputs reads a circuit, its witness and its parameters.
-func loadProveInputs(circuit, wtns, pkPath string, trusted bool) (*r1cs.R1CS, *r1cs.Witness, *params.ProvingKey, error) {
+func loadProveInputs(circuit, wtns, pkPath string, cfg config.Config, trusted bool) (*r1cs.R1CS, *r1cs.Witness, *params.ProvingKey, error) {
 	cs, err := loadCircuit(circuit)
 	if err != nil {
 		return nil, nil, nil, err
@@ -59,9 +60,9 @@ func loadProveInputs(circuit, wtns, pkPath string, trusted bool) (*r1cs.R1CS, *r
 	if err != nil {
 		return nil, nil, nil, inputErr(err)
 	}
-	pk, err := params.ReadProvingKey(pkPath, params.Options{SkipSubgroupCheck: trusted})
+	pk, err := readParams(pkPath, cfg, trusted)
 	if err != nil {
-		return nil, nil, nil, inputErr(err)
+		return nil, nil, nil, err
 	}
 	return cs, w, pk, nil
 }

@@ -83,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitBadInput
 	}
+	progressOut = stderr
 	err := cmd.run(args[1:], stdout)
 	switch {
 	case err == nil:

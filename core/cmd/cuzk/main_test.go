@@ -125,13 +125,8 @@ func TestBenchSmall(t *testing.T) {
 }
 
 func TestGenerateAndDump(t *testing.T) {
-	dir := t.TempDir()
-	p := func(name string) string { return filepath.Join(dir, name) }
-	code, _, errs := cli(t, "generate", "--constraints", "256", "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"))
-	require.Equal(t, 0, code, errs)
-	code, _, errs = cli(t, "setup", "--r1cs", p("c.r1cs"), "--out", p("c.params"))
-	require.Equal(t, 0, code, errs)
-	code, _, errs = cli(t, "dump-assignment", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump"))
+	p := generated(t)
+	code, _, errs := cli(t, "dump-assignment", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump"))
 	require.Equal(t, 0, code, errs)
 	var meta assignmentMeta
 	data, err := os.ReadFile(p("dump/assignment.json"))
@@ -160,4 +155,16 @@ func TestGenerateAndDump(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, x, y, f)
 	}
+}
+
+// generated makes c.r1cs, w.wtns and c.params (cuzk generate and setup) in
+// a new directory and returns a function naming files in it.
+func generated(t *testing.T) func(name string) string {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	code, _, errs := cli(t, "generate", "--constraints", "256", "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"))
+	require.Equal(t, 0, code, errs)
+	code, _, errs = cli(t, "setup", "--r1cs", p("c.r1cs"), "--out", p("c.params"))
+	require.Equal(t, 0, code, errs)
+	return p
 }

@@ -20,11 +20,16 @@ func runProve(args []string, stdout io.Writer) error {
 	wtns := fs.String("wtns", "", "witness (circom .wtns)")
 	out := fs.String("out", "", "proof file to write (192 bytes)")
 	public := fs.String("public", "", "also write the public inputs here (snarkjs public.json)")
-	trusted := fs.Bool("trusted-params", false, "skip the subgroup check of parameter points (curve checks stay)")
+	trusted := fs.Bool("trusted-params", false, trustedHelp)
+	cfgPath := fs.String("config", "", configHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, *trusted)
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, cfg, *trusted)
 	if err != nil {
 		return err
 	}

@@ -74,3 +74,27 @@ func Decode(pkg, path string, decode func(data []byte) error) error {
 	}
 	return nil
 }
+
+// Stamp identifies one version of a file without reading it: a rewrite in
+// place changes the size or the times, a replacement by rename changes the
+// inode. Equal stamps are taken to mean equal contents.
+type Stamp struct {
+	Size          int64
+	ModTime       int64 // ns
+	ChangeTime    int64 // ns; also moves on chmod, link and rename
+	Inode, Device uint64
+}
+
+// StampOf returns path's stamp.
+func StampOf(path string) (Stamp, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Stamp{}, err
+	}
+	s := Stamp{Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		s.ChangeTime = sys.Ctim.Nano()
+		s.Inode, s.Device = sys.Ino, uint64(sys.Dev)
+	}
+	return s, nil
+}

@@ -1,0 +1,58 @@
+package params
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"runtime"
+	"sync"
+)
+
+// ContentKey names a file's contents: SHA-256 over (domain tag ‖ size ‖
+// the SHA-256 of each contentChunk-byte chunk). The chunks hash in
+// parallel, so the key costs a fraction of decoding the points (SHA-256
+// with the SHA extensions runs at ~2 GB/s a core, the curve checks at
+// ~0.1 GB/s a core).
+type ContentKey [32]byte
+
+func (k ContentKey) String() string { return hex.EncodeToString(k[:]) }
+
+// contentChunk is the unit hashed by one goroutine at a time: large enough
+// that the chunk hashes are a negligible second pass (32 bytes per 8 MiB).
+const contentChunk = 8 << 20
+
+const contentTag = "cuzk params content v1"
+
+// ContentKeyOf hashes data on nbTasks goroutines (0 = GOMAXPROCS).
+func ContentKeyOf(data []byte, nbTasks int) ContentKey {
+	if nbTasks <= 0 {
+		nbTasks = runtime.GOMAXPROCS(0)
+	}
+	n := (len(data) + contentChunk - 1) / contentChunk
+	sums := make([][32]byte, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range max(1, min(nbTasks, n)) {
+		wg.Go(func() {
+			for i := range next {
+				sums[i] = sha256.Sum256(data[i*contentChunk : min((i+1)*contentChunk, len(data))])
+			}
+		})
+	}
+	wg.Wait()
+	h := sha256.New()
+	h.Write([]byte(contentTag))
+	var size [8]byte
+	binary.BigEndian.PutUint64(size[:], uint64(len(data)))
+	h.Write(size[:])
+	for i := range sums {
+		h.Write(sums[i][:])
+	}
+	var k ContentKey
+	h.Sum(k[:0])
+	return k
+}

@@ -1,0 +1,91 @@
+package service
+
+import (
+	"cmp"
+	"time"
+
+	"github.com/cuzk/cuzk/core/params"
+)
+
+// progressEvery bounds how often a long parameter load is logged.
+const progressEvery = 10 * time.Second
+
+// SetSubgroupChecker makes c check the subgroup of parameter points that
+// are neither trusted nor recorded (a GPU's checker, say); nil goes back to
+// the default: the engine's device checker if one offers it, else the CPU.
+func (s *Service) SetSubgroupChecker(c params.SubgroupChecker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checker = c
+}
+
+// SetDefaultRecordDir is the validation record's directory when the
+// configuration's srs.validation_record_dir is empty; the host resolves it
+// (the platform cache directory). "" keeps no record then.
+func (s *Service) SetDefaultRecordDir(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordDir = dir
+}
+
+// subgroupChecker returns the checker to use: the one set, else a
+// device's, else nil (the CPU).
+func (s *Service) subgroupChecker() params.SubgroupChecker {
+	s.mu.Lock()
+	c := s.checker
+	s.mu.Unlock()
+	if c != nil {
+		return c
+	}
+	eng, err := s.engine()
+	if err != nil {
+		return nil // the engine reports its own error on first use
+	}
+	return eng.SubgroupChecker()
+}
+
+// loadOptions returns how to read path: trusted (by the caller or the
+// configuration) files get the curve checks only; others are looked up in
+// the record, then in Filecoin's manifest, then checked.
+func (s *Service) loadOptions(path string, trusted bool) params.Options {
+	cfg := s.config()
+	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck}
+	if opt.SkipSubgroupCheck {
+		return opt
+	}
+	s.mu.Lock()
+	if dir := cmp.Or(cfg.SRS.ValidationRecordDir, s.recordDir); dir != "" {
+		if s.records[dir] == nil {
+			s.records[dir] = params.OpenRecord(dir)
+		}
+		opt.Record = s.records[dir]
+	}
+	s.mu.Unlock()
+	opt.Checker = s.subgroupChecker()
+	if opt.Checker == nil {
+		// The CPU check runs at ~2 MB/s a core; BLAKE2b at ~1 GB/s is worth
+		// it for a file Filecoin publishes. A device checker outruns both.
+		opt.Manifest = params.FilecoinManifest()
+	}
+	opt.Progress = params.RateLimited(progressEvery, func(stage string, done, total int64) {
+		s.log.Info("cuzk: loading parameters", "path", path, "stage", stage, "done", done, "total", total)
+	})
+	return opt
+}
+
+// readKey loads a parameter file with opt, logging how it was validated.
+func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, error) {
+	pk, info, err := params.ReadProvingKeyInfo(path, opt)
+	if err != nil {
+		if CodeOf(err) == InvalidArgument {
+			return nil, &Error{Code: BadFile, Err: err}
+		}
+		return nil, err
+	}
+	s.log.Info("cuzk: parameters loaded", "path", path, "validation", string(info.Validation),
+		"decode", info.Decode.Round(time.Millisecond), "check", info.Check.Round(time.Millisecond))
+	if info.RecordErr != nil {
+		s.log.Warn("cuzk: parameters valid but not recorded; the next load checks them again", "path", path, "err", info.RecordErr)
+	}
+	return pk, nil
+}
