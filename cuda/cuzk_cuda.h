@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 6
+#define CUZK_CUDA_ABI_VERSION 7
 
 /* MSM results are window sums: Pippenger's method with c-bit signed
  * windows gives W_0..W_{nw-1}, and the MSM is Σ_w 2^(c·w)·W_w, which the
@@ -118,6 +118,17 @@ int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, ch
 void cuzk_cuda_g2_free(void* handle);
 int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+
+/* Prime-order subgroup check of the first n points of a resident set
+ * (the handle from cuzk_cuda_g1_upload / cuzk_cuda_g2_upload): *n_bad
+ * receives the number of points outside G1 (G2), *first_bad the least
+ * index of one, or SIZE_MAX when all are in it. Infinity passes. The points
+ * must be on the curve (the test assumes it: a point off the curve may
+ * pass). One thread a point (subgroup.cuh: G1 by φ(P) against [x²]P, G2 by
+ * ψ(P) against [x]P); the set is left unchanged and stays resident. The
+ * results are left untouched on failure. */
+int cuzk_cuda_g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
+int cuzk_cuda_g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
 
 /* Scalar vectors on the device (the prep): cuzk_cuda_scalars_upload copies
  * n Fr elements from the host; cuzk_cuda_scalars_select makes a new vector

@@ -17,6 +17,8 @@
 //   op 15      coset scaling (fr_powscale_run for every thread): u32 n, u32 T,
 //              u32 use_pow, base, c, one (32 bytes each), n elements -> n
 //              elements
+//   op 17/18   G1/G2 subgroup check (subgroup.cuh's in_subgroup): u32
+//              count, count affine points -> count bytes, 1 in the subgroup
 //   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
 //              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "curve.cuh"
+#include "subgroup.cuh"
 
 namespace {
 
@@ -46,6 +49,19 @@ bool sum(void) {
     }
     jac_t<F> out[3] = {xyzz_to_jac(x), j, xyzz_to_jac(xyzz_double(x))};
     put(out, sizeof out);
+    return true;
+}
+
+template <class F>
+bool subgroup(void) {
+    uint32_t count;
+    if (!get(&count, 4)) return false;
+    for (uint32_t i = 0; i < count; i++) {
+        affine_t<F> a;
+        if (!get(&a, sizeof a)) return false;
+        const unsigned char in = in_subgroup(a) ? 1 : 0;
+        put(&in, 1);
+    }
     return true;
 }
 
@@ -94,6 +110,12 @@ int main() {
                 break;
             case 11:
                 ok = sum<fp2_t>();
+                break;
+            case 17:
+                ok = subgroup<fp_t>();
+                break;
+            case 18:
+                ok = subgroup<fp2_t>();
                 break;
             case 12: {
                 fr_t k;

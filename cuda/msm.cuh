@@ -34,6 +34,7 @@
 #include "common.cuh"
 #include "curve.cuh"
 #include "cuzk_cuda.h"
+#include "points.cuh"
 #include "scalars.cuh"
 #include "staging.cuh"
 
@@ -331,12 +332,7 @@ struct msm_result {
     jac_t<F> w[CUZK_CUDA_MAX_WINDOWS];
 };
 
-template <class F>
-struct point_set {
-    int dev;
-    size_t n;
-    affine_t<F>* pts;
-};
+using cuzk::point_set;
 
 // Window size: the accumulation costs n·⌈255/c⌉ mixed additions, the
 // running sums ~2·2^(c−1) additions per window (signed digits), so large

@@ -105,6 +105,18 @@ type KeyReleaser interface {
 	ReleaseKey(pk *params.ProvingKey)
 }
 
+// SubgroupChecker is implemented by backends that check points for
+// membership of the prime-order subgroups G1 and G2 (a parameter file's
+// points, when it is loaded): each returns the index of the first point
+// outside the subgroup, or −1 when all are in it (infinity is). Points are
+// given on the curve. The CUDA backend checks on the GPU over the resident
+// copy of the points, which the MSMs then use; the CPU backend with
+// gnark-crypto.
+type SubgroupChecker interface {
+	CheckSubgroupG1(points []bls.G1Affine) (firstBad int, err error)
+	CheckSubgroupG2(points []bls.G2Affine) (firstBad int, err error)
+}
+
 // ErrDeviceFailed is wrapped by errors after which a device must not be
 // used again (a GPU in a sticky error state). Other errors fail only the
 // partition that met them.

@@ -29,6 +29,7 @@ typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 typedef int (*abcup_fn)(int, const void*, const void*, const void*, size_t, void**, char*, size_t);
 typedef int (*hmsmabc_fn)(void*, const void*, void*, void*, double*, char*, size_t);
+typedef int (*subgroup_fn)(void*, size_t, size_t*, size_t*, char*, size_t);
 
 // The library is loaded with dlopen, so nothing links against its
 // declarations: these checks make the compiler compare every function
@@ -60,6 +61,8 @@ SAME(cuzk_cuda_h_msm_g1, hmsm_fn);
 SAME(cuzk_cuda_abc_upload, abcup_fn);
 SAME(cuzk_cuda_h_msm_g1_abc, hmsmabc_fn);
 SAME(cuzk_cuda_abc_free, free_fn);
+SAME(cuzk_cuda_g1_check_subgroup, subgroup_fn);
+SAME(cuzk_cuda_g2_check_subgroup, subgroup_fn);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -100,6 +103,9 @@ static int call_abcup(void* f, int d, const void* a, const void* b, const void* 
 }
 static int call_hmsmabc(void* f, void* abc, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
     return ((hmsmabc_fn)f)(abc, k, h, r, ms, e, el);
+}
+static int call_subgroup(void* f, void* h, size_t n, size_t* bad, size_t* first, char* e, size_t el) {
+    return ((subgroup_fn)f)(h, n, bad, first, e, el);
 }
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);

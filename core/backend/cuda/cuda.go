@@ -57,6 +57,7 @@ type Library struct {
 	sFree, msmG1Res, msmG2Res    unsafe.Pointer
 	hostReg, hostUnreg           unsafe.Pointer
 	abcUpload, hMSMabc, abcFree  unsafe.Pointer
+	g1Subgroup, g2Subgroup       unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -98,7 +99,8 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
 		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
 		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg},
-		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree}} {
+		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree},
+		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -205,16 +207,16 @@ const residentShare = 0.6
 func NewBackend(lib *Library, gpu backend.GPU) *Backend {
 	b := &Backend{lib: lib, dev: gpu.Index}
 	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
-	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free}), mem)
-	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free}), mem)
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup}), mem)
 	return b
 }
 
 // deviceStore is the library's point-set calls of one group for one
 // device.
 type deviceStore[P, R any, PR jacobian[R]] struct {
-	b                    *Backend
-	uploadFn, msmFn, fre unsafe.Pointer
+	b                              *Backend
+	uploadFn, msmFn, fre, subgroup unsafe.Pointer
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
@@ -238,6 +240,17 @@ func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 }
 
 func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
+
+func (d deviceStore[P, R, PR]) checkSubgroup(h any, n int) (bad, first int, err error) {
+	var nBad, firstBad C.size_t
+	err = call("subgroup check", func(e *C.char) C.int {
+		return C.call_subgroup(d.subgroup, h.(unsafe.Pointer), C.size_t(n), &nBad, &firstBad, e, errLen)
+	})
+	if err != nil || nBad == 0 {
+		return 0, -1, err
+	}
+	return int(nBad), int(firstBad), nil
+}
 
 // Close frees the resident point sets.
 func (b *Backend) Close() {

@@ -11,11 +11,14 @@ import (
 
 // pointStore is what the residency policy needs of a device for one group
 // (affine points P, Jacobian results R): upload a point set, run an MSM
-// over (a prefix of) a resident set, free a set.
+// over (a prefix of) a resident set, free a set, check the first n points
+// of a set for subgroup membership (the number outside it and the least
+// such index, −1 when none).
 type pointStore[P any, R any] interface {
 	upload(points []P) (any, error)
 	msm(h any, scalars []fr.Element) (R, error)
 	free(h any)
+	checkSubgroup(h any, n int) (bad, first int, err error)
 }
 
 // jacobian is the group arithmetic the host does on results (*bls.G1Jac
@@ -107,21 +110,64 @@ func (r *residency[P, R, PR]) msm(points []P, scalars []fr.Element) (R, error) {
 	if h != nil {
 		return r.store.msm(h, scalars)
 	}
+	err = r.stream(points, func(ch any, from, to int) error {
+		part, err := r.store.msm(ch, scalars[from:to])
+		if err == nil {
+			PR(&res).AddAssign(&part)
+		}
+		return err
+	})
+	return res, err
+}
+
+// checkSubgroup checks points for membership of the prime-order subgroup
+// on the device: the number outside it and the least such index (−1 when
+// none). The set is made resident when it fits, so that the check shares
+// the upload with the MSMs that follow (a parameter file's points);
+// otherwise it streams through the device.
+func (r *residency[P, R, PR]) checkSubgroup(points []P) (bad, first int, err error) {
+	if len(points) == 0 {
+		return 0, -1, nil
+	}
+	h, err := r.handle(points)
+	if err != nil {
+		return 0, -1, err
+	}
+	if h != nil {
+		return r.store.checkSubgroup(h, len(points))
+	}
+	first = -1
+	err = r.stream(points, func(ch any, from, to int) error {
+		b, f, err := r.store.checkSubgroup(ch, to-from)
+		if err == nil && b > 0 && first < 0 {
+			first = from + f
+		}
+		bad += b
+		return err
+	})
+	if err != nil {
+		return 0, -1, err
+	}
+	return bad, first, nil
+}
+
+// stream runs fn on each chunk of points uploaded in turn (a set that
+// does not fit the budget), freeing each after it.
+func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) error) error {
 	for from := 0; from < len(points); from += r.chunk {
 		to := min(from+r.chunk, len(points))
 		ch, err := r.store.upload(points[from:to])
 		if err != nil {
-			return res, fmt.Errorf("cuda: streaming points %d..%d: %w", from, to, err)
+			return fmt.Errorf("cuda: streaming points %d..%d: %w", from, to, err)
 		}
-		part, err := r.store.msm(ch, scalars[from:to])
+		err = fn(ch, from, to)
 		r.store.free(ch)
 		if err != nil {
-			return res, err
+			return err
 		}
-		PR(&res).AddAssign(&part)
 		r.streamedChunks.Add(1)
 	}
-	return res, nil
+	return nil
 }
 
 // close frees every resident set.

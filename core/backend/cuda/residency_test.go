@@ -41,6 +41,19 @@ func (f *fakeStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
 	return r, err
 }
 
+func (f *fakeStore) checkSubgroup(h any, n int) (bad, first int, err error) {
+	pts := *h.(*[]bls.G1Affine)
+	first = -1
+	for i := range pts[:n] {
+		if !pts[i].IsInSubGroup() {
+			if bad++; first < 0 {
+				first = i
+			}
+		}
+	}
+	return bad, first, nil
+}
+
 func (f *fakeStore) free(h any) {
 	f.live -= uint64(len(*h.(*[]bls.G1Affine))) * g1Bytes
 	f.frees++
@@ -106,4 +119,37 @@ func TestUploadFailureStreamsThenErrors(t *testing.T) {
 	_, err = r2.msm(pts, sc)
 	require.ErrorIs(t, err, errFakeOOM)
 	require.ErrorContains(t, err, "streaming points 0..")
+}
+
+// The subgroup check runs over the resident set, which the MSM then uses
+// without a second upload, and over streamed chunks with indices counted
+// from the start of the whole set.
+func TestSubgroupCheckResidentAndStreamed(t *testing.T) {
+	pts, sc := testPoints(t, 3000), random(t, 3000)
+	var order3 bls.G1Affine // (0, 2): on the curve, of order 3
+	order3.Y.SetUint64(2)
+	for _, at := range []int{2047, 1500, 2999} {
+		pts[at] = order3
+	}
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
+	bad, first, err := r.checkSubgroup(pts)
+	require.NoError(t, err)
+	require.Equal(t, 3, bad)
+	require.Equal(t, 1500, first)
+	_, err = r.msm(pts, sc)
+	require.NoError(t, err)
+	require.Equal(t, 1, store.uploads, "the MSM uses the set the check uploaded")
+
+	streamed := newResidency[bls.G1Affine, bls.G1Jac](&fakeStore{capacity: 1 << 30}, &vram{budget: 100 * g1Bytes})
+	streamed.chunk = 1000
+	bad, first, err = streamed.checkSubgroup(pts)
+	require.NoError(t, err)
+	require.Equal(t, 3, bad)
+	require.Equal(t, 1500, first, "the index counts from the start of the set, not of its chunk")
+	require.EqualValues(t, 3, streamed.streamedChunks.Load())
+	bad, first, err = streamed.checkSubgroup(pts[:1500])
+	require.NoError(t, err)
+	require.Zero(t, bad)
+	require.Equal(t, -1, first)
 }
