@@ -19,6 +19,8 @@
 //              elements
 //   op 17/18   G1/G2 subgroup check (subgroup.cuh's in_subgroup): u32
 //              count, count affine points -> count bytes, 1 in the subgroup
+//   op 19      subgroup.cuh's constants -> β, ψ's x factor (imaginary
+//              part), ψ's y factor (real, imaginary): 48 bytes each
 //   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
 //              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
@@ -117,6 +119,12 @@ int main() {
             case 18:
                 ok = subgroup<fp2_t>();
                 break;
+            case 19: {
+                const fp_t k[4] = {subgroup_const(SUBGROUP_BETA), subgroup_const(SUBGROUP_PSI_X1),
+                                   subgroup_const(SUBGROUP_PSI_Y0), subgroup_const(SUBGROUP_PSI_Y1)};
+                put(k, sizeof k);
+                break;
+            }
             case 12: {
                 fr_t k;
                 uint32_t c;

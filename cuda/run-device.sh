@@ -110,12 +110,12 @@ export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
 if has correct; then
-  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
+  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses|SubgroupCheck' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
   grep -q '^--- FAIL' "$out/correctness.log" && status=1
   grep -q '^PASS' "$out/correctness.log" || status=1
 fi
 if has bench; then
-  CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/bench.log" | grep -E '^\||FAIL|Error' || status=1
+  CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM|BenchSubgroup' 2>&1 | tee "$out/bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
@@ -180,7 +180,7 @@ if has sanitize; then
     echo "sanitize: no compute-sanitizer here" | tee "$out/sanitize.log"
   else
     CUZK_CUDA_SIZES=10 "$san" --tool memcheck --error-exitcode 9 ./build/cuda.test -test.count=1 \
-      -test.run 'HMatches|HMSM|Query|Proof|MSMG1|MSMG2' >"$out/sanitize.log" 2>&1 || status=1
+      -test.run 'HMatches|HMSM|Query|Proof|MSMG1|MSMG2|SubgroupCheck' >"$out/sanitize.log" 2>&1 || status=1
     grep -E "ERROR SUMMARY|^(---|PASS|FAIL)" "$out/sanitize.log" | head -20
   fi
 fi
