@@ -17,15 +17,22 @@ namespace {
 using cuzk::fail;
 using cuzk::point_set;
 
-// 128 threads a block: a thread holds a Jacobian point, its input and a
-// multiplier's temporaries (G1 ~150 registers, G2 more), so small blocks
-// leave the scheduler room to place several a multiprocessor.
+// 128 threads a block, at least SUBGROUP_BLOCKS (2) blocks a
+// multiprocessor: up to 255 registers a thread, as the MSM's accumulation
+// (msm.cuh's k_subsum, whose 3-block variant at 168 registers measured
+// slower). A thread holds a Jacobian point, its input and a multiplier's
+// temporaries: ptxas (nvcc 11.8, sm_80) gives G1 255 registers with 36
+// bytes spilled, G2 255 with the Fp2 products' arguments on the stack, as
+// in the G2 MSM. -DSUBGROUP_BLOCKS=3 is the experiment.
+#ifndef SUBGROUP_BLOCKS
+#define SUBGROUP_BLOCKS 2
+#endif
 const int SUBGROUP_THREADS = 128;
 
 // bad[0] counts the points outside the subgroup, bad[1] is the least such
 // index (all ones when none).
 template <class F>
-__global__ void k_subgroup(const affine_t<F>* pts, size_t n, unsigned long long* bad) {
+__global__ void __launch_bounds__(SUBGROUP_THREADS, SUBGROUP_BLOCKS) k_subgroup(const affine_t<F>* pts, size_t n, unsigned long long* bad) {
     const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     const affine_t<F> p = pts[i];

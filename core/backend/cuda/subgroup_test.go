@@ -183,11 +183,37 @@ func isInf[A, J any, PA affineOps[A, J]](j J) bool {
 	return bytes.Equal(raw(&a), raw(&zero))
 }
 
-// add records an invalid point (after checking that gnark-crypto agrees).
+// add records an invalid point (checkCases then checks that gnark-crypto
+// agrees).
 func (c *subgroupCases[A]) add(t *testing.T, p A, what string) {
 	t.Helper()
 	c.invalid = append(c.invalid, p)
 	c.what = append(c.what, what)
+}
+
+// all returns the valid points, then the invalid ones.
+func (c *subgroupCases[A]) all() []A { return append(append([]A(nil), c.valid...), c.invalid...) }
+
+// label names point i of all().
+func (c *subgroupCases[A]) label(i int) string {
+	if i < len(c.valid) {
+		return "valid"
+	}
+	return c.what[i-len(c.valid)]
+}
+
+// compareSubgroup reads the host build's answers for c.all() (one byte a
+// point) and compares each with gnark-crypto's IsInSubGroup; it returns the
+// rest of resp.
+func compareSubgroup[A any, PA interface {
+	*A
+	IsInSubGroup() bool
+}](t *testing.T, group string, c *subgroupCases[A], resp []byte) []byte {
+	pts := c.all()
+	for i := range pts {
+		require.Equal(t, PA(&pts[i]).IsInSubGroup(), resp[i] == 1, "%s case %d (%s)", group, i, c.label(i))
+	}
+	return resp[len(pts):]
 }
 
 func subgroupCasesG1(t *testing.T) *subgroupCases[bls.G1Affine] {
@@ -256,30 +282,14 @@ func checkCases[A any, PA interface {
 func TestHostArithSubgroup(t *testing.T) {
 	g1, g2 := subgroupCasesG1(t), subgroupCasesG2(t)
 	t.Logf("G1: %d valid, %d invalid; G2: %d valid, %d invalid", len(g1.valid), len(g1.invalid), len(g2.valid), len(g2.invalid))
-	pts1 := append(append([]bls.G1Affine(nil), g1.valid...), g1.invalid...)
-	pts2 := append(append([]bls.G2Affine(nil), g2.valid...), g2.invalid...)
 	var req bytes.Buffer
-	writeSums(&req, 17, [][]bls.G1Affine{pts1})
-	writeSums(&req, 18, [][]bls.G2Affine{pts2})
+	writeSums(&req, 17, [][]bls.G1Affine{g1.all()})
+	writeSums(&req, 18, [][]bls.G2Affine{g2.all()})
 	req.WriteByte(19)
 	resp := hostArith(t)(req.Bytes())
-	require.Len(t, resp, len(pts1)+len(pts2)+4*fp.Bytes)
-	for i := range pts1 {
-		what := "valid"
-		if i >= len(g1.valid) {
-			what = g1.what[i-len(g1.valid)]
-		}
-		require.Equal(t, pts1[i].IsInSubGroup(), resp[i] == 1, "G1 case %d (%s)", i, what)
-	}
-	resp = resp[len(pts1):]
-	for i := range pts2 {
-		what := "valid"
-		if i >= len(g2.valid) {
-			what = g2.what[i-len(g2.valid)]
-		}
-		require.Equal(t, pts2[i].IsInSubGroup(), resp[i] == 1, "G2 case %d (%s)", i, what)
-	}
-	resp = resp[len(pts2):]
+	require.Len(t, resp, len(g1.all())+len(g2.all())+4*fp.Bytes)
+	resp = compareSubgroup(t, "G1", g1, resp)
+	resp = compareSubgroup(t, "G2", g2, resp)
 
 	k := make([]fp.Element, 4)
 	for i := range k {
@@ -362,23 +372,9 @@ func TestSubgroupCheckMatchesCPU(t *testing.T) {
 			wantCount, wantFirst := expectBad(bad)
 			// fresh slices each time: a resident set is known by its address
 			pts1 := subgroupSet(valid1, n, g1.invalid, bad)
-			count, first, err := be.g1.checkSubgroup(pts1)
-			require.NoError(t, err)
-			require.Equal(t, wantCount, count, "G1 2^%d: points outside G1", k)
-			require.Equal(t, wantFirst, first, "G1 2^%d: first point outside G1", k)
-			first, err = be.CheckSubgroupG1(pts1)
-			require.NoError(t, err)
-			require.Equal(t, wantFirst, first, "G1 2^%d through the API", k)
-
+			checkOnGPU(t, fmt.Sprintf("G1 2^%d", k), be.g1, be.CheckSubgroupG1, pts1, wantCount, wantFirst)
 			pts2 := subgroupSet(valid2, n, g2.invalid, bad)
-			count, first, err = be.g2.checkSubgroup(pts2)
-			require.NoError(t, err)
-			require.Equal(t, wantCount, count, "G2 2^%d: points outside G2", k)
-			require.Equal(t, wantFirst, first, "G2 2^%d: first point outside G2", k)
-			first, err = be.CheckSubgroupG2(pts2)
-			require.NoError(t, err)
-			require.Equal(t, wantFirst, first, "G2 2^%d through the API", k)
-
+			checkOnGPU(t, fmt.Sprintf("G2 2^%d", k), be.g2, be.CheckSubgroupG2, pts2, wantCount, wantFirst)
 			if k <= 10 { // the CPU backend on the whole set; the set stays usable for MSMs
 				cf, err := ref.CheckSubgroupG1(pts1)
 				require.NoError(t, err)
@@ -397,6 +393,19 @@ func TestSubgroupCheckMatchesCPU(t *testing.T) {
 		}
 		t.Logf("subgroup checks 2^%d (G1, G2): all valid and %d invalid cases equal gnark-crypto's IsInSubGroup", k, len(g1.invalid)+len(g2.invalid))
 	}
+}
+
+// checkOnGPU checks pts on the GPU through the residency (count and first)
+// and through the Backend's method (first, the set now resident).
+func checkOnGPU[P comparable, R any, PR jacobian[R]](t *testing.T, what string, r *residency[P, R, PR],
+	api func([]P) (int, error), pts []P, wantCount, wantFirst int) {
+	count, first, err := r.checkSubgroup(pts)
+	require.NoError(t, err)
+	require.Equal(t, wantCount, count, "%s: points outside the subgroup", what)
+	require.Equal(t, wantFirst, first, "%s: the first point outside the subgroup", what)
+	first, err = api(pts)
+	require.NoError(t, err)
+	require.Equal(t, wantFirst, first, "%s through the Backend's method", what)
 }
 
 // TestBenchSubgroup prints the subgroup check's table (CUZK_CUDA_BENCH=1):
