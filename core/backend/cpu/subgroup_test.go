@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/internal/paramtest"
 )
 
 var _ backend.SubgroupChecker = (*Backend)(nil)
@@ -24,7 +25,7 @@ func TestCheckSubgroupFindsTheFirst(t *testing.T) {
 	pts2[3] = bls.G2Affine{}
 	var bad1 bls.G1Affine // (0, 2): on the curve, of order 3
 	bad1.Y.SetUint64(2)
-	bad2 := pointOffG2(t)
+	bad2 := paramtest.OffSubgroupG2()
 	for _, tasks := range []int{1, 3, 7, 40} {
 		b := &Backend{NbTasks: tasks}
 		first, err := b.CheckSubgroupG1(pts1)
@@ -54,24 +55,4 @@ func TestCheckSubgroupFindsTheFirst(t *testing.T) {
 	first, err := (&Backend{}).CheckSubgroupG1(nil)
 	require.NoError(t, err)
 	require.Equal(t, -1, first)
-}
-
-// pointOffG2 is a point of the twist y² = x³ + 4(1 + u) with x in Fp (the
-// first x = 1, 2, ... with a square right-hand side): outside G2.
-func pointOffG2(t *testing.T) bls.G2Affine {
-	var b bls.E2
-	b.A0.SetUint64(4)
-	b.A1.SetUint64(4)
-	for x := uint64(1); ; x++ {
-		var p bls.G2Affine
-		p.X.A0.SetUint64(x)
-		var rhs bls.E2
-		rhs.Square(&p.X).Mul(&rhs, &p.X).Add(&rhs, &b)
-		if rhs.Legendre() == 1 {
-			p.Y.Sqrt(&rhs)
-			require.True(t, p.IsOnCurve())
-			require.False(t, p.IsInSubGroup())
-			return p
-		}
-	}
 }
