@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/params"
 )
 
@@ -21,9 +22,15 @@ func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 
 // SubgroupChecker returns the subgroup checker of the first device whose
 // backend offers one (a GPU checks a parameter file's points far faster
-// than the CPU), or nil: the loader then checks on the CPU.
+// than the CPU, and uploads them for the MSMs on the way), or nil: the
+// loader then tries the Filecoin manifest and checks on the CPU. The CPU
+// device's checker is not offered: it is the loader's own fall-back, and
+// offering it would skip the manifest.
 func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 	for _, d := range e.devices {
+		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" {
+			continue
+		}
 		if c, ok := d.be.(params.SubgroupChecker); ok {
 			return c
 		}
