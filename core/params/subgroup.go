@@ -71,6 +71,9 @@ type subgroupSet struct {
 	name string
 	g1   []bls.G1Affine
 	g2   []bls.G2Affine
+	// vk: a verifying-key section (a few points and IC, one per input):
+	// checked on the CPU in milliseconds, never uploaded (no MSM uses it).
+	vk bool
 }
 
 func (s subgroupSet) len() int { return len(s.g1) + len(s.g2) }
@@ -78,13 +81,13 @@ func (s subgroupSet) len() int { return len(s.g1) + len(s.g2) }
 func subgroupSets(pk *ProvingKey) []subgroupSet {
 	vk := &pk.VerifyingKey
 	return []subgroupSet{
-		{name: "alpha_g1", g1: []bls.G1Affine{vk.Alpha1}},
-		{name: "beta_g1", g1: []bls.G1Affine{vk.Beta1}},
-		{name: "delta_g1", g1: []bls.G1Affine{vk.Delta1}},
-		{name: "beta_g2", g2: []bls.G2Affine{vk.Beta2}},
-		{name: "gamma_g2", g2: []bls.G2Affine{vk.Gamma2}},
-		{name: "delta_g2", g2: []bls.G2Affine{vk.Delta2}},
-		{name: "ic", g1: vk.IC},
+		{name: "alpha_g1", g1: []bls.G1Affine{vk.Alpha1}, vk: true},
+		{name: "beta_g1", g1: []bls.G1Affine{vk.Beta1}, vk: true},
+		{name: "delta_g1", g1: []bls.G1Affine{vk.Delta1}, vk: true},
+		{name: "beta_g2", g2: []bls.G2Affine{vk.Beta2}, vk: true},
+		{name: "gamma_g2", g2: []bls.G2Affine{vk.Gamma2}, vk: true},
+		{name: "delta_g2", g2: []bls.G2Affine{vk.Delta2}, vk: true},
+		{name: "ic", g1: vk.IC, vk: true},
 		{name: "h", g1: pk.H},
 		{name: "l", g1: pk.L},
 		{name: "a", g1: pk.A},
@@ -102,15 +105,27 @@ func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, progress func(stage strin
 	for _, s := range sets {
 		total += int64(s.len())
 	}
+	_, onCPU := c.(CPUChecker)
 	for _, s := range sets {
-		for from := 0; from < s.len(); from += checkChunk {
-			to := min(from+checkChunk, s.len())
+		// A device checker gets each query whole: it uploads the very
+		// slices the MSMs later use, once, and they stay resident for
+		// them (a chunk would be a second, separate upload). The
+		// verifying key's few points are checked here, on the CPU.
+		chunk, checker := checkChunk, c
+		if !onCPU {
+			chunk = max(1, s.len())
+			if s.vk {
+				checker = CPUChecker{}
+			}
+		}
+		for from := 0; from < s.len(); from += chunk {
+			to := min(from+chunk, s.len())
 			var bad int
 			var err error
 			if s.g1 != nil {
-				bad, err = c.CheckSubgroupG1(s.g1[from:to])
+				bad, err = checker.CheckSubgroupG1(s.g1[from:to])
 			} else {
-				bad, err = c.CheckSubgroupG2(s.g2[from:to])
+				bad, err = checker.CheckSubgroupG2(s.g2[from:to])
 			}
 			if err != nil {
 				return fmt.Errorf("params: %s: subgroup check: %w", s.name, err)
