@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/engine"
@@ -80,13 +81,21 @@ func TestDropInJobsRunAtNormalPriority(t *testing.T) {
 	low, err := s.Submit(Request{CircuitID: "c", Witnesses: ws[:1], Priority: engine.Low})
 	require.NoError(t, err)
 	r, sv := []fr.Element{fr.NewElement(3)}, []fr.Element{fr.NewElement(4)}
-	p, err := s.StartAssignments(h, []*groth16.Assignment{asg}, r, sv, nil, -1)
-	require.NoError(t, err)
-	q := eng.Status().Queue
-	require.Equal(t, 1, q["normal"], "the drop-in job queued at NORMAL: %v", q)
-	require.Equal(t, 1, q["low"])
+	// start returns once the engine holds its own a, b, c: after the
+	// blocker here, so it runs beside the test.
+	started := make(chan *Pending, 1)
+	go func() {
+		p, err := s.StartAssignments(h, []*groth16.Assignment{asg}, r, sv, nil, -1)
+		assert.NoError(t, err)
+		started <- p
+	}()
+	require.Eventually(t, func() bool { return eng.Status().Queue["normal"] == 1 }, 10*time.Second, time.Millisecond,
+		"the drop-in job queued at NORMAL")
+	require.Equal(t, 1, eng.Status().Queue["low"])
 	close(gate)
 
+	p := <-started
+	require.NotNil(t, p)
 	_, dropIn, err := s.await(p.job, 0)
 	require.NoError(t, err)
 	res, err := s.Await(low, 0)
