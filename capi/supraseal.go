@@ -53,9 +53,6 @@ func rustError(err error) C.RustError {
 	return C.RustError(toC(err))
 }
 
-// processLock is the interlock used when gpu_mtx is NULL.
-var processLock sync.Mutex
-
 //export create_gpu_mutex
 func create_gpu_mutex() unsafe.Pointer { return newHandle(&sync.Mutex{}) }
 
@@ -214,9 +211,11 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 // leaves room for batching without letting a wrong count size an array.
 const maxCircuits = 1 << 16
 
+// lockOf is gpu_mtx's lock: none for NULL (each device's interlock
+// already serializes its own kernels), else the mutex it names.
 func lockOf(p unsafe.Pointer) (sync.Locker, error) {
 	if p == nil {
-		return &processLock, nil
+		return nil, nil
 	}
 	m, ok := lookup(p).(*sync.Mutex)
 	if !ok {
@@ -239,9 +238,6 @@ func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx un
 	if rs == nil || ss == nil {
 		return nil, nil, invalid("r_s or s_s is NULL")
 	}
-	if gpuIndex < -1 {
-		return nil, nil, invalid("gpu_index %d", int(gpuIndex))
-	}
 	lock, err := lockOf(mtx)
 	if err != nil {
 		return nil, nil, err
@@ -249,10 +245,10 @@ func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx un
 	r := service.ElementsAt(unsafe.Pointer(rs), int(n))
 	s := service.ElementsAt(unsafe.Pointer(ss), int(n))
 	if sync {
-		proofs, err := get().ProveAssignments(h, asgs, r, s, lock)
+		proofs, err := get().ProveAssignments(h, asgs, r, s, lock, int(gpuIndex))
 		return nil, proofs, err
 	}
-	p, err := get().StartAssignments(h, asgs, r, s, lock)
+	p, err := get().StartAssignments(h, asgs, r, s, lock, int(gpuIndex))
 	return p, nil, err
 }
 

@@ -81,7 +81,8 @@ typedef struct Assignment {
 
 #ifndef CUZK_NO_PROTOTYPES
 
-/* A GPU mutex for gpu_mtx; calls sharing one serialize their device work. */
+/* A GPU mutex for gpu_mtx; calls sharing one serialize their device work
+ * (generate_groth16_proofs_c). Destroy it only when no call using it runs. */
 void* create_gpu_mutex(void);
 void destroy_gpu_mutex(void* mtx);
 
@@ -100,8 +101,32 @@ void drop_SRS(SRS* srs);
 SRS clone_SRS(const SRS* srs);
 
 /* Proves num_circuits assignments with randomness r_s[i], s_s[i] into
- * proofs[i]. gpu_mtx NULL means one process-wide lock; gpu_index -1 means
- * any device. */
+ * proofs[i], at the engine's NORMAL priority (CUZK_PRIORITY_NORMAL in cuzk.h).
+ *
+ * gpu_index: -1 spreads the circuits over every device the library proves
+ * on (each circuit goes to the first free one). gpu_index >= 0 pins every
+ * circuit of the call to the GPU with that CUDA ordinal (as the host's CUDA
+ * runtime numbers them, after CUDA_VISIBLE_DEVICES; a GPU left out by the
+ * configuration's gpus.devices is not one of the library's). An index that
+ * names no such GPU is refused before anything runs: code 1
+ * (CUZK_ERR_INVALID_ARGUMENT in cuzk.h), with a message naming gpu_index and
+ * the devices there are. A value below -1 is refused the same way.
+ *
+ * On a host without a usable GPU, the library proves on the CPU. That CPU is
+ * not a GPU: gpu_index -1 proves on it, and every gpu_index >= 0 is refused
+ * with a message saying the host has no GPU. The existing library fails
+ * every call there (ENODEV); cuzk keeps the calls that ask for no particular
+ * device working, and refuses the ones that name a GPU rather than quietly
+ * running them somewhere else, so a host that pins partitions to GPUs finds
+ * out at its first call that the GPU it counts on is not there.
+ *
+ * gpu_mtx: NULL takes no extra lock. Each device already serializes its own
+ * kernel region (its interlock), so calls on different GPUs run at once and
+ * calls on one GPU overlap their CPU work around its kernels. A mutex from
+ * create_gpu_mutex is held around each circuit's device region, taken before
+ * the device's own lock: the calls that pass the same mutex run their device
+ * work one circuit at a time, whatever GPUs they use, and calls that do not
+ * pass it never wait for it. Any other pointer is refused (code 1). */
 RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits,
                                     const fr_t r_s[], const fr_t s_s[], groth16_proof proofs[],
                                     const SRS* srs, void* gpu_mtx, int gpu_index);

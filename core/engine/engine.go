@@ -44,10 +44,19 @@ type Options struct {
 // device is a GPU or the CPU, with its interlock and workers.
 type device struct {
 	name    string
-	kind    string // "cpu" or "gpu"
+	kind    string // "cpu", "gpu" or "given" (Options.Devices)
+	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
 	lock    *interlock
 	workers int
+	// q holds the partitions pinned to this device (the shared queue,
+	// Engine.devQ, holds the others); nil for the CPU, which cannot be
+	// pinned.
+	q chan *task
+
+	// partitions proved here, and partitions that reached a worker here
+	// and failed (or were cancelled)
+	proved, failed atomic.Int64
 }
 
 // task is one partition moving through the pipeline.
@@ -74,6 +83,7 @@ type Engine struct {
 	adm      *admission
 	pool     *pool
 	devices  []*device
+	byIndex  map[int]*device // the devices a Placement can name
 	metrics  *metrics
 	started  time.Time
 
@@ -137,6 +147,13 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		e.pool.close()
 		return nil, err
 	}
+	e.byIndex = map[int]*device{}
+	for _, d := range e.devices {
+		if d.index != noCPUIndex {
+			d.q = make(chan *task, cfg.Synthesis.QueueDepth)
+			e.byIndex[d.index] = d
+		}
+	}
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough
 		if p, ok := d.be.(backend.HostPinner); ok {
@@ -165,8 +182,8 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 
 func (e *Engine) setupDevices(opt Options) error {
 	if len(opt.Devices) > 0 {
-		for _, be := range opt.Devices {
-			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		for i, be := range opt.Devices {
+			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		}
 		return nil
 	}
@@ -185,7 +202,7 @@ func (e *Engine) setupDevices(opt Options) error {
 	}
 	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err))
 	be := &cpu.Backend{NbTasks: e.cfg.Synthesis.Threads}
-	e.devices = []*device{{name: "cpu", kind: "cpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
+	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: be, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
 	return nil
 }
 
@@ -221,7 +238,7 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 			be.SetG2CPU(e.cfg.Synthesis.Threads)
 		}
 		be.SetDevicePrep(e.cfg.GPUs.DevicePrep)
-		out = append(out, &device{name: be.Name(), kind: "gpu", be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
 	}
 	if len(out) == 0 {
@@ -309,6 +326,9 @@ func (e *Engine) check(req *Request) error {
 	}
 	if req.Priority < Low || req.Priority >= numPriorities {
 		return fmt.Errorf("engine: invalid priority %d", req.Priority)
+	}
+	if err := e.checkPlacement(req.Placement); err != nil {
+		return err
 	}
 	n := len(c.PK.H) + 1
 	for i, p := range req.Partitions {

@@ -51,9 +51,15 @@ type Request struct {
 	// Deadline ends the job with an error; zero means the configured
 	// scheduler.default_timeout (and none when that is zero).
 	Deadline time.Time
+	// Placement pins the partitions to one device; the zero value lets
+	// any device prove them (placement.go).
+	Placement Placement
 	// Interlock, when set, is held together with the device's own lock
-	// around the device region (supraseal-c2's gpu_mtx: hosts that share
-	// a mutex between calls serialize their device work on it).
+	// around each partition's device region (supraseal-c2's gpu_mtx): the
+	// requests that share it serialize their device work on it, whatever
+	// their devices, and no other request ever waits for it. It is taken
+	// before the device's lock, never while holding it, so a device is
+	// never kept idle by a request waiting for its host's lock.
 	Interlock sync.Locker
 }
 
@@ -97,7 +103,10 @@ type Timeline struct {
 // PartitionReport describes how one partition was proved.
 type PartitionReport struct {
 	Device string `json:"device"`
-	Worker int    `json:"worker"`
+	// DeviceIndex is the device's index as Placement names it (-1: the
+	// CPU fallback).
+	DeviceIndex int `json:"device_index"`
+	Worker      int `json:"worker"`
 	// LockSeq is the partition's place in its device's interlock order.
 	LockSeq  int64           `json:"lock_seq"`
 	Timeline Timeline        `json:"timeline"`

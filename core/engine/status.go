@@ -32,9 +32,18 @@ type JobStatus struct {
 
 // DeviceStatus describes a device and its interlock.
 type DeviceStatus struct {
-	Name         string        `json:"name"`
-	Kind         string        `json:"kind"`
-	Workers      int           `json:"workers"`
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Index is what Placement (supraseal-c2's gpu_index) names the device
+	// by: the CUDA ordinal, or the position in Options.Devices; -1 for the
+	// CPU fallback, which cannot be pinned.
+	Index   int `json:"index"`
+	Workers int `json:"workers"`
+	// Partitions were proved here; Failed reached a worker here and failed
+	// or were cancelled; Pinned wait in the device's own queue.
+	Partitions   int64         `json:"partitions"`
+	Failed       int64         `json:"partitions_failed"`
+	Pinned       int           `json:"pinned_queued"`
 	Healthy      bool          `json:"healthy"`
 	LockHolder   int           `json:"lock_holder"` // worker id, or -1
 	Acquisitions int64         `json:"acquisitions"`
@@ -85,7 +94,8 @@ func (e *Engine) Status() Status {
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
-		st.Devices = append(st.Devices, DeviceStatus{Name: d.name, Kind: d.kind, Workers: d.workers,
+		st.Devices = append(st.Devices, DeviceStatus{Name: d.name, Kind: d.kind, Index: d.index, Workers: d.workers,
+			Partitions: d.proved.Load(), Failed: d.failed.Load(), Pinned: len(d.q),
 			Healthy: !d.lock.failed.Load(), LockHolder: int(d.lock.holder.Load()),
 			Acquisitions: d.lock.acquisitions.Load(), LockWait: time.Duration(d.lock.waitNs.Load()),
 			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()})

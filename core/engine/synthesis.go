@@ -30,7 +30,7 @@ func (e *Engine) synthesize() {
 			continue
 		}
 		select {
-		case e.devQ <- t:
+		case e.queueFor(t) <- t:
 		case <-t.job.ctx.Done():
 			e.finishTask(t, context.Cause(t.job.ctx))
 		case <-e.closing:

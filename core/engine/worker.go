@@ -22,13 +22,21 @@ const StageVerify = "verify"
 func (e *Engine) work(d *device, id int) {
 	defer e.wg.Done()
 	for {
+		// Pinned partitions (d.q, nil for the CPU) and unpinned ones
+		// (e.devQ) in the order they become ready; when both are, either.
 		var t *task
 		select {
+		case t = <-d.q:
 		case t = <-e.devQ:
 		case <-e.closing:
 			return
 		}
 		rep, err := e.proveOne(d, id, t)
+		if err != nil {
+			d.failed.Add(1)
+		} else {
+			d.proved.Add(1)
+		}
 		if err == nil {
 			t.job.mu.Lock()
 			t.job.reports[t.idx] = rep
@@ -61,7 +69,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	if err != nil {
 		return rep, err
 	}
-	rep = PartitionReport{Device: d.name, Worker: worker}
+	rep = PartitionReport{Device: d.name, DeviceIndex: d.index, Worker: worker}
 	var stages groth16.Report
 	prep := groth16.PrepareFor(d.be, t.asg)
 
@@ -71,6 +79,8 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	// A G2 MSM on the GPU runs inside the interlock; on the CPU, after it,
 	// with the bandwidth throttle raised.
 	g2OnDevice := backend.G2OnDevice(d.be)
+	// The host's lock first, then the device's: a worker waiting for the
+	// host's lock holds nothing another request needs (Request.Interlock).
 	if l := j.req.Interlock; l != nil {
 		l.Lock()
 	}

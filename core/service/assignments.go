@@ -28,10 +28,11 @@ type Pending struct {
 // too, so the caller may free them and a, b, c then (bellperson's
 // prove_start does). Inputs, aux and the density bitmaps must stay valid
 // until Finalize or Destroy returns. lock, when set, is held with the
-// device's interlock. Values that are not field elements fail the job:
+// device's interlock; gpuIndex pins the partitions to one GPU (-1: any
+// device; placement.go). Values that are not field elements fail the job:
 // start returns that error when it is known by then, else Finalize does.
-func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
-	p, err := s.start(h, asgs, r, sv, lock)
+func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker, gpuIndex int) (*Pending, error) {
+	p, err := s.start(h, asgs, r, sv, lock, gpuIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func (s *Service) StartAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []f
 // start checks the shapes (cheap: sizes, bitmaps, the constant ONE) and
 // submits; the scans over whole vectors run later, per partition, on the
 // synthesis goroutines (engine.takeAssignment).
-func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) (*Pending, error) {
+func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker, gpuIndex int) (*Pending, error) {
 	if h == nil || h.pk == nil {
 		return nil, errorf(InvalidArgument, "cuzk: null SRS")
 	}
@@ -65,7 +66,11 @@ func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, 
 			return nil, errorf(InvalidArgument, "cuzk: circuit %d: r or s is not a reduced field element", i)
 		}
 	}
-	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock, Priority: engine.Normal}
+	place, err := placement(gpuIndex)
+	if err != nil {
+		return nil, err
+	}
+	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock, Priority: engine.Normal, Placement: place}
 	for i, a := range asgs {
 		if err := checkAssignment(h.pk, a); err != nil {
 			return nil, fmt.Errorf("circuit %d: %w", i, err)
@@ -75,7 +80,7 @@ func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, 
 	}
 	job, eng, id, err := s.submitJob(req)
 	if err != nil {
-		return nil, err
+		return nil, placementError(gpuIndex, err)
 	}
 	return &Pending{s: s, job: job, eng: eng, id: id}, nil
 }
@@ -95,8 +100,8 @@ func checkAssignment(pk *params.ProvingKey, a *groth16.Assignment) error {
 
 // ProveAssignments proves and waits; a, b, c must stay valid until it
 // returns.
-func (s *Service) ProveAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker) ([]params.Proof, error) {
-	p, err := s.start(h, asgs, r, sv, lock)
+func (s *Service) ProveAssignments(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, lock sync.Locker, gpuIndex int) ([]params.Proof, error) {
+	p, err := s.start(h, asgs, r, sv, lock, gpuIndex)
 	if err != nil {
 		return nil, err
 	}

@@ -44,13 +44,13 @@ func TestStartOwnsItsInputs(t *testing.T) {
 
 	r := []fr.Element{fr.NewElement(3), fr.NewElement(5)}
 	sv := []fr.Element{fr.NewElement(4), fr.NewElement(6)}
-	want, err := s.ProveAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0]), hostAssignment(t, cs, ws[1])}, r, sv, nil)
+	want, err := s.ProveAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0]), hostAssignment(t, cs, ws[1])}, r, sv, nil, -1)
 	require.NoError(t, err)
 
 	for round := range 5 {
 		asgs := []*groth16.Assignment{hostAssignment(t, cs, ws[0]), hostAssignment(t, cs, ws[1])}
 		rr, ss := append([]fr.Element(nil), r...), append([]fr.Element(nil), sv...)
-		p, err := s.StartAssignments(h, asgs, rr, ss, nil)
+		p, err := s.StartAssignments(h, asgs, rr, ss, nil, -1)
 		require.NoError(t, err)
 		scribble(rr, 100)
 		scribble(ss, 200)
@@ -100,7 +100,7 @@ func TestStartWaitsForTheCopies(t *testing.T) {
 	var wg sync.WaitGroup
 	started := make(chan *Pending, 1)
 	wg.Go(func() {
-		p, err := s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[1])}, r, sv, nil)
+		p, err := s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[1])}, r, sv, nil, -1)
 		require.NoError(t, err)
 		started <- p
 	})
@@ -143,12 +143,12 @@ func TestStartRefusesUnreducedValues(t *testing.T) {
 	} {
 		a := hostAssignment(t, cs, ws[0])
 		c.edit(a)
-		_, err := s.StartAssignments(h, []*groth16.Assignment{a}, r, sv, nil)
+		_, err := s.StartAssignments(h, []*groth16.Assignment{a}, r, sv, nil, -1)
 		require.ErrorContains(t, err, c.name+" is not a reduced field element")
 		require.Equal(t, InvalidArgument, CodeOf(err))
-		_, err = s.ProveAssignments(h, []*groth16.Assignment{a}, r, sv, nil)
+		_, err = s.ProveAssignments(h, []*groth16.Assignment{a}, r, sv, nil, -1)
 		require.ErrorContains(t, err, c.name+" is not a reduced field element")
 	}
-	_, err = s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0])}, []fr.Element{bad}, sv, nil)
+	_, err = s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0])}, []fr.Element{bad}, sv, nil, -1)
 	require.ErrorContains(t, err, "r or s is not a reduced field element")
 }

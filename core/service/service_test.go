@@ -96,7 +96,7 @@ func TestSRSCacheAndAssignments(t *testing.T) {
 	rows := cs.Rows()
 	asg := &groth16.Assignment{A: fa[:rows], B: fb[:rows], C: fc[:rows], Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
 	r, sv := []fr.Element{fr.NewElement(3)}, []fr.Element{fr.NewElement(4)}
-	proofs, err := s.ProveAssignments(a, []*groth16.Assignment{asg}, r, sv, nil)
+	proofs, err := s.ProveAssignments(a, []*groth16.Assignment{asg}, r, sv, nil, -1)
 	require.NoError(t, err)
 	require.NoError(t, groth16.Verify(&a.pk.VerifyingKey, &proofs[0], w.Inputs[1:]))
 	enc, err := CompressProofs(proofs)
@@ -106,9 +106,9 @@ func TestSRSCacheAndAssignments(t *testing.T) {
 	bad := *asg
 	bad.Aux = append([]fr.Element(nil), w.Aux...)
 	bad.Aux[0] = fr.Element{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-	_, err = s.ProveAssignments(a, []*groth16.Assignment{&bad}, r, sv, nil)
+	_, err = s.ProveAssignments(a, []*groth16.Assignment{&bad}, r, sv, nil, -1)
 	require.ErrorContains(t, err, "not a reduced field element")
-	_, err = s.ProveAssignments(a, []*groth16.Assignment{asg}, r, nil, nil)
+	_, err = s.ProveAssignments(a, []*groth16.Assignment{asg}, r, nil, nil, -1)
 	require.Equal(t, InvalidArgument, CodeOf(err))
 
 	// The caller may overwrite r_s, s_s and a, b, c once start returns
@@ -116,7 +116,7 @@ func TestSRSCacheAndAssignments(t *testing.T) {
 	ac, bc, cc := append([]fr.Element(nil), asg.A...), append([]fr.Element(nil), asg.B...), append([]fr.Element(nil), asg.C...)
 	scratch := &groth16.Assignment{A: ac, B: bc, C: cc, Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
 	r2, s2 := append([]fr.Element(nil), r...), append([]fr.Element(nil), sv...)
-	p, err := s.StartAssignments(a, []*groth16.Assignment{scratch}, r2, s2, nil)
+	p, err := s.StartAssignments(a, []*groth16.Assignment{scratch}, r2, s2, nil, -1)
 	require.NoError(t, err)
 	for _, v := range [][]fr.Element{r2, s2, ac, bc, cc} {
 		for i := range v {
@@ -127,7 +127,7 @@ func TestSRSCacheAndAssignments(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, proofs, async, "start copies r, s, a, b, c")
 
-	p, err = s.StartAssignments(a, []*groth16.Assignment{asg}, r, sv, nil)
+	p, err = s.StartAssignments(a, []*groth16.Assignment{asg}, r, sv, nil, -1)
 	require.NoError(t, err)
 	p.Destroy()
 	_, err = p.Finalize()

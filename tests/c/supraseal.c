@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     groth16_proof p1, p2;
     CHECK(rust_ok(generate_groth16_proofs_c(x, 1, &r, &s, &p1, &srs, NULL, -1), "prove"), "prove");
     CHECK(verify(&p1, 1), "proof verifies");
-    CHECK(rust_ok(generate_groth16_proofs_c(x, 1, &r, &s, &p2, &again, NULL, 0), "prove again"), "prove again");
+    CHECK(rust_ok(generate_groth16_proofs_c(x, 1, &r, &s, &p2, &again, NULL, -1), "prove again"), "prove again");
     CHECK(memcmp(&p1, &p2, sizeof p1) == 0, "fixed r, s: deterministic");
     CHECK(throttle_on > 0 && throttle_on == throttle_off, "host throttle called around G2: on %d off %d", throttle_on, throttle_off);
 
@@ -149,6 +149,19 @@ int main(int argc, char** argv) {
     CHECK(memcmp(&p1, &p2, sizeof p1) == 0, "start/finalize gives the same proof");
     CHECK(rust_ok(generate_groth16_proofs_start_c(x, 1, &r, &s, &srs, NULL, -1, &pending), "start 2"), "start 2");
     destroy_pending_proof(pending); /* abandoned */
+
+    /* gpu_index: -1 is any device (above); an index naming no GPU (1000
+     * anywhere, and every index on a CPU-only host) is refused with a message
+     * naming gpu_index, and *pending_out is left alone. */
+    RustError ge = generate_groth16_proofs_c(x, 1, &r, &s, &p2, &srs, NULL, 1000);
+    CHECK(ge.code == 1 && ge.message && strstr(ge.message, "gpu_index 1000"), "gpu_index 1000 refused: code %d, %s", ge.code,
+          ge.message ? ge.message : "(no message)");
+    free(ge.message);
+    pending = NULL;
+    ge = generate_groth16_proofs_start_c(x, 1, &r, &s, &srs, NULL, 1000, &pending);
+    CHECK(ge.code != 0 && ge.message && pending == NULL, "start with gpu_index 1000 refused, pending untouched");
+    free(ge.message);
+    rust_expect_error(generate_groth16_proofs_c(x, 1, &r, &s, &p2, &srs, NULL, -2), "gpu_index -2");
 
     /* Eight host threads proving concurrently through one GPU mutex. */
     mtx = create_gpu_mutex();
