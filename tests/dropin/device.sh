@@ -60,7 +60,7 @@ timed() { # timed LOG CMD...: runs CMD, appends its output and wall time to LOG
   t0=$(date +%s.%N)
   "$@" >>"$log" 2>&1
   rc=$?
-  echo "wall $(echo "$(date +%s.%N) - $t0" | bc) s, exit $rc" | tee -a "$log"
+  echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" "BEGIN{printf \"%.2f\", b-a}") s, exit $rc" | tee -a "$log"
   return $rc
 }
 {

@@ -334,6 +334,8 @@ typedef struct mode_result {
     double wall;      /* all calls */
     groth16_proof* proofs; /* calls x circuits */
     double util_mean; /* < 0: n/a */
+    double util_calls; /* mean over the warm calls' own windows; < 0: n/a */
+    double *win_from, *win_to; /* each call's window, on the sampler's clock */
     char* util_secs;
     long rss_kib;
     int failed;
@@ -412,8 +414,9 @@ static void call_release(const bench* b, call_bufs* cb) {
     free(cb->x);
 }
 
-static void util_summary(mode_result* m, const sampler* s) {
+static void util_summary(mode_result* m, const sampler* s, int calls) {
     m->util_mean = -1;
+    m->util_calls = -1;
     m->util_secs = NULL;
     if (!nvml.lib || s->n == 0) {
         free(s->t);
@@ -423,6 +426,17 @@ static void util_summary(mode_result* m, const sampler* s) {
     double sum = 0;
     for (int i = 0; i < s->n; i++) sum += s->v[i];
     m->util_mean = sum / s->n;
+    /* The GPU's busy share inside the warm calls (the bench's own copies
+     * between calls excluded): samples taken within a call's window. */
+    double in = 0;
+    int nin = 0;
+    for (int k = calls > 1 ? 1 : 0; k < calls; k++)
+        for (int i = 0; i < s->n; i++)
+            if (s->t[i] > m->win_from[k] && s->t[i] <= m->win_to[k]) {
+                in += s->v[i];
+                nin++;
+            }
+    if (nin) m->util_calls = in / nin;
     int secs = (int)s->t[s->n - 1] + 1;
     m->util_secs = xmalloc((size_t)secs * 5 + 1);
     char* p = m->util_secs;
@@ -448,6 +462,8 @@ static void run_sync(bench* b, mode_result* m) {
         RustError e = generate_groth16_proofs_c(cb.x, n, cb.r, cb.s, m->proofs + (size_t)k * n, &b->srs, NULL,
                                                 b->gpu_index);
         m->call[k] = now() - t0;
+        m->win_from[k] = t0 - smp.t0;
+        m->win_to[k] = t0 + m->call[k] - smp.t0;
         if (!rust_ok(e, "generate_groth16_proofs_c")) m->failed = 1;
         call_release(b, &cb);
         if (k == 0) m->first = m->call[0];
@@ -455,7 +471,7 @@ static void run_sync(bench* b, mode_result* m) {
     }
     m->wall = now() - t_all;
     sampler_stop(&smp);
-    util_summary(m, &smp);
+    util_summary(m, &smp, b->calls);
     m->rss_kib = peak_rss_kib();
 }
 
@@ -491,6 +507,8 @@ static void run_async(bench* b, mode_result* m) {
             RustError e = finalize_groth16_proof_c(pending[f], m->proofs + (size_t)f * n);
             pending[f] = NULL;
             m->call[f] = now() - t0[f];
+            m->win_from[f] = t0[f] - smp.t0;
+            m->win_to[f] = t0[f] + m->call[f] - smp.t0;
             if (f == 0) m->first = m->call[0];
             if (!rust_ok(e, "finalize_groth16_proof_c")) m->failed = 1;
             call_release(b, &cbs[f]);
@@ -504,7 +522,7 @@ static void run_async(bench* b, mode_result* m) {
         }
     m->wall = now() - t_all;
     sampler_stop(&smp);
-    util_summary(m, &smp);
+    util_summary(m, &smp, b->calls);
     m->rss_kib = peak_rss_kib();
     free(pending);
     free(cbs);
@@ -582,6 +600,7 @@ static double g_tput(const mode_result* m, const bench* b) {
     return m->wall > 0 ? (double)b->circuits * b->calls / m->wall : -1;
 }
 static double g_util(const mode_result* m, const bench* b) { (void)b; return m->util_mean; }
+static double g_util_calls(const mode_result* m, const bench* b) { (void)b; return m->util_calls; }
 static double g_rss(const mode_result* m, const bench* b) { (void)b; return (double)m->rss_kib / (1024.0 * 1024.0); }
 
 static void metric(const char* mode, const char* name, double v, const char* unit) {
@@ -729,6 +748,8 @@ int main(int argc, char** argv) {
         m->name = names[w];
         m->call = calloc((size_t)b.calls, sizeof(double));
         m->proofs = calloc((size_t)b.calls * b.circuits, sizeof(groth16_proof));
+        m->win_from = calloc((size_t)b.calls, sizeof(double));
+        m->win_to = calloc((size_t)b.calls, sizeof(double));
         if (w == 0)
             run_sync(&b, m);
         else {
@@ -804,9 +825,10 @@ int main(int argc, char** argv) {
     print_row("start returns, median (warm)", modes, nm, "s", g_start_med, &b);
     print_row("all calls, wall", modes, nm, "s", g_wall, &b);
     print_row("throughput", modes, nm, "circuits/s", g_tput, &b);
-    if (have_nvml)
+    if (have_nvml) {
         print_row("GPU utilisation, mean", modes, nm, "%", g_util, &b);
-    else
+        print_row("GPU busy in warm calls", modes, nm, "%", g_util_calls, &b);
+    } else
         printf("%-32s %12s  (no NVML)\n", "GPU utilisation, mean", "n/a");
     print_row("peak RSS after the mode", modes, nm, "GiB", g_rss, &b);
     printf("%-32s %12.3f  GiB\n", "peak RSS after create_SRS", (double)rss_srs / (1024.0 * 1024.0));
@@ -838,6 +860,7 @@ int main(int argc, char** argv) {
         metric(m->name, "wall", g_wall(m, &b), "s");
         metric(m->name, "throughput", g_tput(m, &b), "circuits/s");
         metric(m->name, "gpu_util_mean", m->util_mean, "%");
+        metric(m->name, "gpu_busy_in_calls", m->util_calls, "%");
         metric(m->name, "peak_rss", g_rss(m, &b), "GiB");
         printf("metric %s.gpu_util_seconds %s\n", m->name, m->util_secs ? m->util_secs : "n/a");
     }
