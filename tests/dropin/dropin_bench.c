@@ -233,6 +233,9 @@ typedef struct nvml_util {
     unsigned int gpu, memory;
 } nvml_util;
 typedef void* nvml_device;
+typedef struct nvml_memory {
+    unsigned long long total, free, used;
+} nvml_memory;
 
 static struct {
     void* lib;
@@ -240,6 +243,7 @@ static struct {
     int (*count)(unsigned int*);
     int (*handle)(unsigned int, nvml_device*);
     int (*util)(nvml_device, nvml_util*);
+    int (*mem)(nvml_device, nvml_memory*);
     int (*shutdown)(void);
     nvml_device dev[64];
     unsigned int ndev;
@@ -253,6 +257,7 @@ static int nvml_open(int gpu_index) {
     *(void**)&nvml.handle = dlsym(nvml.lib, "nvmlDeviceGetHandleByIndex_v2");
     *(void**)&nvml.util = dlsym(nvml.lib, "nvmlDeviceGetUtilizationRates");
     *(void**)&nvml.shutdown = dlsym(nvml.lib, "nvmlShutdown");
+    *(void**)&nvml.mem = dlsym(nvml.lib, "nvmlDeviceGetMemoryInfo"); /* optional */
     unsigned int n = 0;
     if (!nvml.init || !nvml.count || !nvml.handle || !nvml.util || !nvml.shutdown || nvml.init() != 0)
         goto fail;
@@ -272,6 +277,20 @@ fail:
     dlclose(nvml.lib);
     nvml.lib = NULL;
     return 0;
+}
+
+/* vram_used_gib is the device memory in use on the watched GPUs (all
+ * processes), or -1 without NVML: the SRS's resident points show as its
+ * growth, and dropping the last handle of an evicted SRS must give it back. */
+static double vram_used_gib(void) {
+    if (!nvml.lib || !nvml.mem) return -1;
+    double used = 0;
+    for (unsigned int i = 0; i < nvml.ndev; i++) {
+        nvml_memory m;
+        if (nvml.mem(nvml.dev[i], &m) != 0) return -1;
+        used += (double)m.used;
+    }
+    return used / (1024.0 * 1024.0 * 1024.0);
 }
 
 /* The sampler: every 100 ms, the mean utilisation of the watched GPUs. */
@@ -702,6 +721,7 @@ int main(int argc, char** argv) {
     if (stat(params, &st) != 0) die("cannot stat %s", params);
     double params_gib = (double)st.st_size / (1024.0 * 1024.0 * 1024.0);
 
+    double vram_before = vram_used_gib();
     double t0 = now();
     if (!rust_ok(create_SRS(&b.srs, params, true), "create_SRS")) return 1;
     double srs_s = now() - t0;
@@ -759,8 +779,10 @@ int main(int argc, char** argv) {
         m->ran = 1;
     }
     /* Out of the cache too, so that its memory can go before verification. */
+    double vram_proving = vram_used_gib();
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
+    double vram_dropped = vram_used_gib();
 
     /* Verification, after the timed work. */
     int bad = 0;
@@ -835,6 +857,14 @@ int main(int argc, char** argv) {
     printf("%-32s %12.3f  GiB\n", "params file", params_gib);
     printf("%-32s %12.3f  GiB\n", "a,b,c,inputs,aux x circuits", need_gib);
     printf("%-32s %12.3f  GiB\n", "dumps held by the bench", dumps_gib);
+    if (vram_before >= 0) {
+        printf("%-32s %12.3f  GiB\n", "device memory used: before", vram_before);
+        printf("%-32s %12.3f  GiB\n", "  after the calls", vram_proving);
+        printf("%-32s %12.3f  GiB\n", "  after the SRS is dropped", vram_dropped);
+        metric(NULL, "vram_before", vram_before, "GiB");
+        metric(NULL, "vram_after_calls", vram_proving, "GiB");
+        metric(NULL, "vram_after_drop", vram_dropped, "GiB");
+    }
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,
                modes[i].util_secs ? modes[i].util_secs : "n/a");
