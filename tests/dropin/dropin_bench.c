@@ -721,6 +721,7 @@ int main(int argc, char** argv) {
     if (stat(params, &st) != 0) die("cannot stat %s", params);
     double params_gib = (double)st.st_size / (1024.0 * 1024.0 * 1024.0);
 
+    nvml_open(b.gpu_index); /* before create_SRS: its device memory is measured */
     double vram_before = vram_used_gib();
     double t0 = now();
     if (!rust_ok(create_SRS(&b.srs, params, true), "create_SRS")) return 1;
@@ -755,7 +756,7 @@ int main(int argc, char** argv) {
     double need_gib = 0;
     for (size_t i = 0; i < b.circuits; i++) need_gib += (double)circuit_bytes(dump_of(&b, i));
     need_gib /= 1024.0 * 1024.0 * 1024.0;
-    int have_nvml = nvml_open(b.gpu_index);
+    int have_nvml = nvml.lib != NULL;
 
     mode_result modes[2];
     int nm = 0;
