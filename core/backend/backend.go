@@ -54,7 +54,9 @@ type Queries interface {
 // so that the copies overlap the MSMs that run first (the query MSMs, then
 // h). QueryMSMs and HMSM use a prefetch of the same slices, which must stay
 // unchanged until then; ReleasePrefetch frees what they did not use (call
-// it when done).
+// it when done). A call with nil a, b, c prefetches aux alone and one with
+// nil aux a, b, c alone, leaving the other prefetch in place: the a, b, c
+// part may be made from another goroutine while the query MSMs run.
 type Prefetcher interface {
 	Prefetch(a, b, c, aux []fr.Element)
 	ReleasePrefetch()

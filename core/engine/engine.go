@@ -71,6 +71,9 @@ type task struct {
 	auxPooled bool
 	// abcReleased: the partition's a, b, c are no longer read (inputs.go)
 	abcReleased bool
+	// abcCopy, when set, is closed when the copy of a host assignment's a,
+	// b, c into asg ends (takeAssignment)
+	abcCopy chan struct{}
 	tl          Timeline
 }
 
@@ -634,6 +637,9 @@ func (e *Engine) takePartition(j *job) *task {
 // goroutine, its memory reservation is released, and the job learns of
 // the outcome (err nil: the proof is in).
 func (e *Engine) finishTask(t *task, err error) {
+	if t.abcCopy != nil {
+		<-t.abcCopy // nothing may write the buffers or read the host's a, b, c after this
+	}
 	if t.asg != nil {
 		e.pool.put(t.asg.A, t.asg.B, t.asg.C)
 		if t.auxPooled {

@@ -72,6 +72,7 @@ type queriesBackend struct {
 	// the GPU does with its early upload)
 	prefetched           []fr.Element
 	prefetches, releases int
+	abcPrefetches        int // the a, b, c part, made beside the query MSMs
 	hDone                bool // h computed: the query MSMs must come before it
 }
 
@@ -81,8 +82,13 @@ func (b *queriesBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
 }
 
 func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
-	b.prefetches++
-	b.prefetched = append([]fr.Element(nil), aux...)
+	if len(aux) > 0 {
+		b.prefetches++
+		b.prefetched = append([]fr.Element(nil), aux...)
+	}
+	if len(a) > 0 {
+		b.abcPrefetches++
+	}
 }
 
 func (b *queriesBackend) ReleasePrefetch() { b.releases++ }
@@ -149,6 +155,7 @@ func TestDevicePrepProofs(t *testing.T) {
 			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on device %v", c.shape, onDevice)
 			require.Equal(t, 1, be.queries)
 			require.Equal(t, 1, be.prefetches, "aux prefetched once, before the h stage")
+			require.Equal(t, 1, be.abcPrefetches, "a, b, c prefetched once, beside the query MSMs")
 			require.Equal(t, 1, be.releases, "the prefetch released after the query MSMs")
 			if onDevice {
 				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")

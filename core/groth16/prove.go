@@ -84,6 +84,20 @@ type Assignment struct {
 	Inputs  []fr.Element // Inputs[0] = 1
 	Aux     []fr.Element
 	Density *r1cs.Density
+	// Ready, when set, blocks until A, B and C hold their values and says
+	// whether they ever will: the engine hands a partition to its device
+	// once aux is in place and copies a, b, c meanwhile, so that the copy
+	// overlaps the query MSMs, which need only aux. The device stage calls
+	// it before anything reads A, B or C.
+	Ready func() error
+}
+
+// ready waits for asg's A, B, C (see Assignment.Ready).
+func (asg *Assignment) ready() error {
+	if asg.Ready == nil {
+		return nil
+	}
+	return asg.Ready()
 }
 
 // Prove evaluates cs on w, refuses an unsatisfied witness (naming the first
@@ -203,18 +217,36 @@ func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
 func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
 	res := &G1Results{}
 	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
-		// the query MSMs first: a, b, c go up while they run, then h
+		// the query MSMs first: aux goes up, then a, b, c go up while the
+		// MSMs run (as soon as they are ready), then h
 		var upload time.Duration
+		abc := make(chan error, 1)
 		if p, ok := be.(backend.Prefetcher); ok {
 			start := time.Now()
-			p.Prefetch(asg.A, asg.B, asg.C, asg.Aux)
+			p.Prefetch(nil, nil, nil, asg.Aux)
 			upload = time.Since(start)
 			defer p.ReleasePrefetch()
+			go func() {
+				err := asg.ready()
+				if err == nil {
+					p.Prefetch(asg.A, asg.B, asg.C, nil)
+				}
+				abc <- err
+			}()
+		} else {
+			abc <- asg.ready()
 		}
-		if err := queryStage(q, be, pk, asg, res, rep, upload); err != nil {
+		err := queryStage(q, be, pk, asg, res, rep, upload)
+		if abcErr := <-abc; err == nil {
+			err = abcErr
+		}
+		if err != nil {
 			return nil, err
 		}
 		return res, hStage(be, pk, asg, res, rep)
+	}
+	if err := asg.ready(); err != nil {
+		return nil, err
 	}
 	if err := hStage(be, pk, asg, res, rep); err != nil {
 		return nil, err

@@ -67,9 +67,14 @@ type abcPrefetch struct {
 // sharing the link with a, b, c it arrived ~30 ms later (H200, 2^24).
 // A failed prefetch is dropped: the call that needs the data uploads it
 // and reports any error.
+//
+// Each part replaces only its own slot: the a, b, c part may come later,
+// from another goroutine, while QueryMSMs runs on the aux prefetch.
 func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
-	b.ReleasePrefetch()
 	if len(aux) > 0 {
+		if s := b.takePrefetch(nil); s != nil {
+			s.free()
+		}
 		if s, err := b.uploadScalars(aux); err == nil {
 			swap(b, &b.pre, &prefetch{key: &aux[0], n: len(aux), s: s})
 		}
@@ -78,11 +83,14 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	if n < 2 || len(bb) != n || len(c) != n {
 		return
 	}
+	b.takeABC(nil, nil, nil)
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: n}
 	if call("abc upload", func(e *C.char) C.int {
 		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
 	}) == nil {
-		swap(b, &b.abc, x)
+		if old := swap(b, &b.abc, x); old != nil {
+			C.call_free(b.lib.abcFree, old.h)
+		}
 	}
 }
 
