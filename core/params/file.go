@@ -238,6 +238,10 @@ func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 	return pk, nil
 }
 
+// sectionDecoded, when set (by tests), is called as decodeCurve finishes
+// each query section, to hold the decoder there.
+var sectionDecoded func(name string)
+
 // decodeCurve parses a parameter file, checking that every point is on the
 // curve but not its subgroup. emit, when set, is given each section as
 // soon as it is decoded, in file order.
@@ -263,9 +267,15 @@ func decodeCurve(data []byte, opt Options, emit func(subgroupSet)) (*ProvingKey,
 		if emit != nil {
 			emit(querySets(pk)[i])
 		}
+		if sectionDecoded != nil {
+			sectionDecoded(s.name)
+		}
 	}
 	if pk.BG2, err = r.g2s("b_g2"); err != nil {
 		return nil, err
+	}
+	if sectionDecoded != nil {
+		sectionDecoded("b_g2")
 	}
 	if left := len(data) - r.off; left != 0 {
 		return nil, fmt.Errorf("params: %w: %d bytes after b_g2", ErrTrailingData, left)
