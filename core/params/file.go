@@ -230,7 +230,7 @@ func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 	if opt.SkipSubgroupCheck {
 		return decodeCurve(data, opt, nil)
 	}
-	checks := startChecks(opt.checker(), pointTotal(data), opt.Progress)
+	checks := startChecks(opt.checker(), pointTotal(data), opt.Progress, nil)
 	pk, err := decodeCurve(data, opt, checks.add)
 	if err = checks.finish(err); err != nil {
 		return nil, err

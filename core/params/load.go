@@ -40,12 +40,12 @@ func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
 //   - opt.Manifest lists the base name and the BLAKE2b digest matches;
 //   - otherwise opt's checker runs over every point.
 //
-// When the checker is sure to run, or likely to and is a device's (idle
-// meanwhile), it checks each section as soon as it is decoded while the
-// next ones decode (a record hit found by the key then abandons it); a CPU
-// checker waits for the key, not to slow the decode a hit would make
-// enough. Errors are those of the stages run one after the other: a format
-// or curve error first, else the first point outside the subgroup.
+// When the checker may run, it checks each section as soon as it is
+// decoded while the next ones decode, from the start without a record,
+// else from when the key is known and found unrecorded (a record hit does
+// not spend a device's time). Errors are those of the stages run one
+// after the other: a format or curve error first, else the first point
+// outside the subgroup.
 //
 // Contents validated by the last two are added to opt.Record, with the
 // file's stamp. A file that changes while it is read is not recorded.
@@ -68,25 +68,32 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		info.Size = int64(len(data))
 		start := time.Now()
 		checker := opt.checker()
-		_, onCPU := checker.(CPUChecker)
 		_, listed := opt.Manifest[filepath.Base(path)]
 
 		// Decode; beside it, hash unless the stamp gave the key, and check
-		// the sections as they come when a check is likely.
+		// the sections as they come when a check may be needed: from the
+		// start without a record, else once the key is known and not
+		// recorded (hashing runs at ~20× the decode's speed, so it is
+		// known early).
 		var checks *sectionChecks
 		var emit func(subgroupSet)
-		if !opt.SkipSubgroupCheck && !info.Stamped && !listed && (rec == nil || !onCPU) {
-			checks = startChecks(checker, pointTotal(data), opt.Progress)
+		var ready chan struct{} // closed when the key is known and not recorded
+		if rec != nil && !info.Stamped {
+			ready = make(chan struct{})
+		}
+		if !opt.SkipSubgroupCheck && !info.Stamped && !listed {
+			checks = startChecks(checker, pointTotal(data), opt.Progress, ready)
 			emit = checks.add
 		}
 		var hit bool // the content key is recorded
 		var wg sync.WaitGroup
-		if rec != nil && !info.Stamped {
+		if ready != nil {
 			wg.Go(func() {
 				info.Key = hashContent(data, opt.tasks())
 				if hit = rec.Has(info.Key, info.Size); hit && checks != nil {
 					checks.abandon()
 				}
+				close(ready)
 			})
 		}
 		pk, err = decodeCurve(data, opt, emit)

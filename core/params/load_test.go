@@ -139,17 +139,19 @@ func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
 	}
 }
 
-// A record hit by content discards what a device checker started before
-// the key was known, even a failure (the record vouches for the bytes).
-func TestRecordHitDiscardsChecks(t *testing.T) {
+// A record hit by content stops the check before the device is called:
+// the check waits for the key (the decoded sections queue meanwhile).
+func TestRecordHitSparesTheChecker(t *testing.T) {
 	dir, path := keyFile(t, 35)
 	rec := OpenRecord(dir) // the fresh file is not stamped: found by content
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	for range 5 {
-		_, info, err := ReadProvingKeyInfo(path, Options{Checker: &deviceChecker{fail: true}, Record: rec})
+		chk := &deviceChecker{}
+		_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec})
 		require.NoError(t, err)
 		require.Equal(t, ValidationRecord, info.Validation)
 		require.False(t, info.Stamped)
+		require.Empty(t, chk.calls)
 	}
 }
 

@@ -68,13 +68,12 @@ func loadHow(t *testing.T, path string, opt Options, hashes *atomic.Int64) (Vali
 func TestStampSkipsHashing(t *testing.T) {
 	hashes := countHashes(t)
 	dir, path := keyFile(t, 21)
-	// A content hit may have started a device checker on the first
-	// sections (see TestRecordHitDiscardsChecks); the CPU's waits for the
-	// key.
-	opt := Options{Record: stampedRecord(filepath.Join(dir, "rec"))}
+	chk := &countingChecker{}
+	opt := Options{Checker: chk, Record: stampedRecord(filepath.Join(dir, "rec"))}
 	how, hashed := loadHow(t, path, opt, hashes)
 	require.Equal(t, ValidationChecked, how)
 	require.True(t, hashed)
+	checked := chk.points.Load()
 
 	how, hashed = loadHow(t, path, opt, hashes)
 	require.Equal(t, ValidationRecord, how)
@@ -126,6 +125,7 @@ func TestStampSkipsHashing(t *testing.T) {
 	}
 	_, hashed = loadHow(t, path, opt, hashes)
 	require.False(t, hashed)
+	require.Equal(t, checked, chk.points.Load(), "checked once")
 }
 
 // Valid contents recorded with their stamp, then a point moved off the

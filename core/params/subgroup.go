@@ -195,13 +195,20 @@ type sectionChecks struct {
 	err  error         // valid once done is closed
 }
 
-// startChecks starts checking with c the sections given to add; total is
-// the number of points of the whole key, for progress.
-func startChecks(c SubgroupChecker, total int64, progress func(stage string, done, total int64)) *sectionChecks {
+// startChecks starts checking with c the sections given to add, once
+// ready is closed (nil: at once); total is the number of points of the
+// whole key, for progress.
+func startChecks(c SubgroupChecker, total int64, progress func(stage string, done, total int64), ready <-chan struct{}) *sectionChecks {
 	s := &sectionChecks{sets: make(chan subgroupSet, nbSets), stop: make(chan struct{}), done: make(chan struct{})}
 	sc := setChecker{c: c, progress: progress, total: total}
 	go func() {
 		defer close(s.done)
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-s.stop:
+			}
+		}
 		for set := range s.sets {
 			if s.err = sc.check(set, s.stopped); s.err != nil {
 				return
