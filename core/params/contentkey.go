@@ -23,6 +23,9 @@ const contentChunk = 8 << 20
 
 const contentTag = "cuzk params content v1"
 
+// hashContent is ContentKeyOf; tests count the calls through it.
+var hashContent = ContentKeyOf
+
 // ContentKeyOf hashes data on nbTasks goroutines (0 = GOMAXPROCS).
 func ContentKeyOf(data []byte, nbTasks int) ContentKey {
 	if nbTasks <= 0 {

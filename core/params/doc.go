@@ -27,10 +27,12 @@
 // per file contents: a content key (parallel SHA-256 over 8 MiB chunks,
 // computed while the points decode; no measurable cost on a 96 MiB file
 // in BenchmarkLoad) is looked up in a Record of contents that passed
-// before. A file Filecoin publishes is trusted when its BLAKE2b digest
+// before; with each key it keeps the stamps (device, inode, size, mtime,
+// ctime) of the files seen with it, so an unchanged file is not even
+// hashed again (git's index does the same). A file Filecoin publishes is trusted when its BLAKE2b digest
 // matches the embedded manifest; anything else goes through a
-// SubgroupChecker (a GPU's where one exists, else CPUChecker), and passing
-// contents are recorded. A changed file has another key and is checked
+// SubgroupChecker (a GPU's where one exists, else CPUChecker), which checks
+// each section as soon as it is decoded, and passing contents are recorded. A changed file has another key and is checked
 // again.
 //
 // A proof is compressed A (48 bytes) ‖ B (96) ‖ C (48); the proofs of

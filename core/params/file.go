@@ -223,40 +223,87 @@ func (r *reader) verifyingKey() (*VerifyingKey, error) {
 }
 
 // DecodeProvingKey parses a whole parameter file held in memory and, unless
-// opt.SkipSubgroupCheck, runs the subgroup checker over every point.
+// opt.SkipSubgroupCheck, runs the subgroup checker over every point, each
+// section as soon as it is decoded.
 func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 	opt.Progress = serialised(opt.Progress)
-	pk, err := decodeCurve(data, opt)
-	if err != nil || opt.SkipSubgroupCheck {
-		return pk, err
+	if opt.SkipSubgroupCheck {
+		return decodeCurve(data, opt, nil)
 	}
-	return pk, CheckSubgroups(pk, opt.checker(), opt.Progress)
+	checks := startChecks(opt.checker(), pointTotal(data), opt.Progress, nil)
+	pk, err := decodeCurve(data, opt, checks.add)
+	if err = checks.finish(err); err != nil {
+		return nil, err
+	}
+	return pk, nil
 }
 
+// sectionDecoded, when set (by tests), is called as decodeCurve finishes
+// each query section, to hold the decoder there.
+var sectionDecoded func(name string)
+
 // decodeCurve parses a parameter file, checking that every point is on the
-// curve but not its subgroup.
-func decodeCurve(data []byte, opt Options) (*ProvingKey, error) {
+// curve but not its subgroup. emit, when set, is given each section as
+// soon as it is decoded, in file order.
+func decodeCurve(data []byte, opt Options, emit func(subgroupSet)) (*ProvingKey, error) {
 	r := &reader{data: data, opt: opt, progress: opt.Progress}
 	vk, err := r.verifyingKey()
 	if err != nil {
 		return nil, err
 	}
+	if emit != nil {
+		for _, s := range vkSets(vk) {
+			emit(s)
+		}
+	}
 	pk := &ProvingKey{VerifyingKey: *vk}
-	for _, s := range []struct {
+	for i, s := range []struct {
 		name string
 		dst  *[]bls.G1Affine
 	}{{"h", &pk.H}, {"l", &pk.L}, {"a", &pk.A}, {"b_g1", &pk.BG1}} {
 		if *s.dst, err = r.g1s(s.name); err != nil {
 			return nil, err
 		}
+		if emit != nil {
+			emit(querySets(pk)[i])
+		}
+		if sectionDecoded != nil {
+			sectionDecoded(s.name)
+		}
 	}
 	if pk.BG2, err = r.g2s("b_g2"); err != nil {
 		return nil, err
 	}
+	if sectionDecoded != nil {
+		sectionDecoded("b_g2")
+	}
 	if left := len(data) - r.off; left != 0 {
 		return nil, fmt.Errorf("params: %w: %d bytes after b_g2", ErrTrailingData, left)
 	}
+	if emit != nil {
+		emit(querySets(pk)[4])
+	}
 	return pk, nil
+}
+
+// pointTotal returns the number of points data's section counts add up
+// to, for progress; a malformed file, which fails to decode, counts what
+// can be read.
+func pointTotal(data []byte) int64 {
+	r := &reader{data: data}
+	if _, err := r.take("vk", 3*G1Uncompressed+3*G2Uncompressed); err != nil {
+		return 0
+	}
+	total := int64(6)
+	for _, size := range []int{G1Uncompressed, G1Uncompressed, G1Uncompressed, G1Uncompressed, G1Uncompressed, G2Uncompressed} {
+		n, err := r.count("", size)
+		if err != nil {
+			break
+		}
+		r.off += n * size
+		total += int64(n)
+	}
+	return total
 }
 
 // DecodeVerifyingKey parses a .vk file, or the verifying-key prefix of a

@@ -2,6 +2,7 @@ package params
 
 import (
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -12,9 +13,12 @@ import (
 type LoadInfo struct {
 	Validation Validation
 	Key        ContentKey // zero when no record was kept
-	Size       int64
+	// Stamped: the key came from the record by the file's stamp, unhashed.
+	Stamped bool
+	Size    int64
 	// Decode covers the read, the curve checks and the content key; Check
-	// the manifest digest and the subgroup check, whichever ran.
+	// what remained after them of the subgroup check (which overlaps the
+	// decode where it can) or the manifest digest, whichever ran.
 	Decode, Check time.Duration
 	// RecordErr is a failure to write the record; the key is still valid.
 	RecordErr error
@@ -27,36 +31,78 @@ func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
 }
 
 // ReadProvingKeyInfo reads a parameter file: it is memory-mapped, its
-// sections decoded in parallel with every point checked to be on the curve
-// and, concurrently, its content key computed when opt.Record is set. The
-// prime-order subgroup is then established, first that applies:
+// sections decoded in parallel with every point checked to be on the curve.
+// The prime-order subgroup is established, first that applies:
 //
 //   - opt.SkipSubgroupCheck: not at all (the caller trusts the file);
-//   - opt.Record holds the content key: validated before;
+//   - opt.Record holds the file's stamp (looked up before reading) or,
+//     hashed while the points decode, its content key: validated before;
 //   - opt.Manifest lists the base name and the BLAKE2b digest matches;
 //   - otherwise opt's checker runs over every point.
 //
-// Contents validated by the last two are added to opt.Record. A file that
-// changes while it is read is not recorded.
+// When the checker may run, it checks each section as soon as it is
+// decoded while the next ones decode, from the start without a record,
+// else from when the key is known and found unrecorded (a record hit does
+// not spend a device's time). Errors are those of the stages run one
+// after the other: a format or curve error first, else the first point
+// outside the subgroup.
+//
+// Contents validated by the last two are added to opt.Record, with the
+// file's stamp. A file that changes while it is read is not recorded.
 func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error) {
 	opt.Progress = serialised(opt.Progress)
 	var (
 		pk   *ProvingKey
 		info LoadInfo
+		rec  = opt.Record
 	)
-	before, _ := fileio.StampOf(path)
+	if opt.SkipSubgroupCheck {
+		rec = nil
+	}
+	at := time.Now()
+	before, statErr := fileio.StampOf(path)
+	if rec != nil && statErr == nil {
+		info.Key, info.Stamped = rec.keyByStamp(path, before)
+	}
 	err := fileio.Decode("params", path, func(data []byte) (err error) {
 		info.Size = int64(len(data))
 		start := time.Now()
-		record := opt.Record != nil && !opt.SkipSubgroupCheck
-		var wg sync.WaitGroup
-		if record {
-			wg.Go(func() { info.Key = ContentKeyOf(data, opt.tasks()) })
+		checker := opt.checker()
+		_, listed := opt.Manifest[filepath.Base(path)]
+
+		// Decode; beside it, hash unless the stamp gave the key, and check
+		// the sections as they come when a check may be needed: from the
+		// start without a record, else once the key is known and not
+		// recorded (hashing runs at ~20× the decode's speed, so it is
+		// known early).
+		var checks *sectionChecks
+		var emit func(subgroupSet)
+		var ready chan struct{} // closed when the key is known and not recorded
+		if rec != nil && !info.Stamped {
+			ready = make(chan struct{})
 		}
-		pk, err = decodeCurve(data, opt)
+		if !opt.SkipSubgroupCheck && !info.Stamped && !listed {
+			checks = startChecks(checker, pointTotal(data), opt.Progress, ready)
+			emit = checks.add
+		}
+		var hit bool // the content key is recorded
+		var wg sync.WaitGroup
+		if ready != nil {
+			wg.Go(func() {
+				info.Key = hashContent(data, opt.tasks())
+				if hit = rec.Has(info.Key, info.Size); hit && checks != nil {
+					checks.abandon()
+				}
+				close(ready)
+			})
+		}
+		pk, err = decodeCurve(data, opt, emit)
 		wg.Wait()
 		info.Decode = time.Since(start)
 		if err != nil {
+			if checks != nil {
+				checks.finish(err)
+			}
 			return err
 		}
 		if opt.Progress != nil {
@@ -64,31 +110,60 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		}
 		start = time.Now()
 		defer func() { info.Check = time.Since(start) }()
+		after, afterErr := fileio.StampOf(path)
+		unchanged := statErr == nil && afterErr == nil && after == before && before.Size == info.Size
+
+		// Establish the subgroup.
 		switch {
 		case opt.SkipSubgroupCheck:
 			info.Validation = ValidationSkipped
 			return nil
-		case record && opt.Record.Has(info.Key, info.Size):
+		case info.Stamped && unchanged:
 			info.Validation = ValidationRecord
 			return nil
+		case hit:
+			if checks != nil {
+				checks.finish(nil) // abandoned: the record vouches
+			}
+			info.Validation = ValidationRecord
+			if unchanged && rec.stampable(before, at) {
+				info.RecordErr = rec.addStamp(info.Key, info.Size, path, before)
+			}
+			return nil
+		}
+		if info.Stamped {
+			// The file changed while it was read: what was decoded may not
+			// be what the stamp vouched for, so it is checked.
+			info.Key, info.Stamped = ContentKey{}, false
 		}
 		info.Validation = ValidationChecked
-		if _, ok := opt.Manifest.match(path, data, opt.Progress); ok {
+		if checks != nil {
+			err = checks.finish(nil)
+		} else if _, ok := opt.Manifest.match(path, data, opt.Progress); ok {
 			info.Validation = ValidationManifest
-		} else if err := CheckSubgroups(pk, opt.checker(), opt.Progress); err != nil {
+		} else {
+			err = CheckSubgroups(pk, checker, opt.Progress)
+		}
+		if err != nil {
 			return err
 		}
-		if after, _ := fileio.StampOf(path); record && after == before && before.Size == info.Size {
-			info.RecordErr = opt.Record.Add(info.Key, info.Size, path, info.Validation)
-		} else if record {
+		switch {
+		case rec == nil:
+		case !unchanged:
 			info.RecordErr = fmt.Errorf("params: %s changed while it was read; not recorded", path)
+		default:
+			var st *fileio.Stamp
+			if rec.stampable(before, at) {
+				st = &before
+			}
+			info.RecordErr = rec.add(info.Key, info.Size, path, info.Validation, st)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, LoadInfo{}, err
 	}
-	if !(opt.Record != nil && !opt.SkipSubgroupCheck) {
+	if rec == nil {
 		info.Key = ContentKey{}
 	}
 	return pk, info, nil

@@ -1,8 +1,10 @@
 package params
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -78,16 +80,27 @@ type subgroupSet struct {
 
 func (s subgroupSet) len() int { return len(s.g1) + len(s.g2) }
 
+// subgroupSets returns pk's sections in file order, the order in which
+// the decoder hands them to an overlapped check (so that either way the
+// first failing point is the same).
 func subgroupSets(pk *ProvingKey) []subgroupSet {
-	vk := &pk.VerifyingKey
+	return append(vkSets(&pk.VerifyingKey), querySets(pk)...)
+}
+
+func vkSets(vk *VerifyingKey) []subgroupSet {
 	return []subgroupSet{
 		{name: "alpha_g1", g1: []bls.G1Affine{vk.Alpha1}, vk: true},
 		{name: "beta_g1", g1: []bls.G1Affine{vk.Beta1}, vk: true},
-		{name: "delta_g1", g1: []bls.G1Affine{vk.Delta1}, vk: true},
 		{name: "beta_g2", g2: []bls.G2Affine{vk.Beta2}, vk: true},
 		{name: "gamma_g2", g2: []bls.G2Affine{vk.Gamma2}, vk: true},
+		{name: "delta_g1", g1: []bls.G1Affine{vk.Delta1}, vk: true},
 		{name: "delta_g2", g2: []bls.G2Affine{vk.Delta2}, vk: true},
 		{name: "ic", g1: vk.IC, vk: true},
+	}
+}
+
+func querySets(pk *ProvingKey) []subgroupSet {
+	return []subgroupSet{
 		{name: "h", g1: pk.H},
 		{name: "l", g1: pk.L},
 		{name: "a", g1: pk.A},
@@ -96,51 +109,146 @@ func subgroupSets(pk *ProvingKey) []subgroupSet {
 	}
 }
 
+// nbSets is the number of sections of a key.
+var nbSets = len(subgroupSets(&ProvingKey{}))
+
 // CheckSubgroups runs c over every point of pk in chunks, reporting
 // progress (stage "subgroup", in points) after each. The error names the
 // first point found outside the subgroup, wrapping ErrNotInGroup.
 func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, progress func(stage string, done, total int64)) error {
 	sets := subgroupSets(pk)
-	var total, done int64
+	sc := setChecker{c: c, progress: progress}
 	for _, s := range sets {
-		total += int64(s.len())
+		sc.total += int64(s.len())
 	}
-	_, onCPU := c.(CPUChecker)
 	for _, s := range sets {
-		// A device checker gets each query whole: it uploads the very
-		// slices the MSMs later use, once, and they stay resident for
-		// them (a chunk would be a second, separate upload). The
-		// verifying key's few points are checked here, on the CPU.
-		chunk, checker := checkChunk, c
-		if !onCPU {
-			chunk = max(1, s.len())
-			if s.vk {
-				checker = CPUChecker{}
-			}
-		}
-		for from := 0; from < s.len(); from += chunk {
-			to := min(from+chunk, s.len())
-			var bad int
-			var err error
-			if s.g1 != nil {
-				bad, err = checker.CheckSubgroupG1(s.g1[from:to])
-			} else {
-				bad, err = checker.CheckSubgroupG2(s.g2[from:to])
-			}
-			if err != nil {
-				return fmt.Errorf("params: %s: subgroup check: %w", s.name, err)
-			}
-			if bad >= 0 {
-				if s.len() == 1 {
-					return fmt.Errorf("params: %s: %w", s.name, ErrNotInGroup)
-				}
-				return fmt.Errorf("params: %s[%d]: %w", s.name, from+bad, ErrNotInGroup)
-			}
-			done += int64(to - from)
-			if progress != nil {
-				progress(StageSubgroup, done, total)
-			}
+		if err := sc.check(s, nil); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// errAbandoned ends a check that was stopped before it finished.
+var errAbandoned = errors.New("params: subgroup check abandoned")
+
+// setChecker checks sections one after another, reporting progress over
+// total points.
+type setChecker struct {
+	c           SubgroupChecker
+	progress    func(stage string, done, total int64)
+	done, total int64
+}
+
+// check checks s; stopped, when set, is polled between checker calls.
+func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
+	_, onCPU := sc.c.(CPUChecker)
+	// A device checker gets each query whole: it uploads the very slices
+	// the MSMs later use, once, and they stay resident for them (a chunk
+	// would be a second, separate upload). The verifying key's few points
+	// are checked here, on the CPU.
+	chunk, checker := checkChunk, sc.c
+	if !onCPU {
+		chunk = max(1, s.len())
+		if s.vk {
+			checker = CPUChecker{}
+		}
+	}
+	for from := 0; from < s.len(); from += chunk {
+		if stopped != nil && stopped() {
+			return errAbandoned
+		}
+		to := min(from+chunk, s.len())
+		var bad int
+		var err error
+		if s.g1 != nil {
+			bad, err = checker.CheckSubgroupG1(s.g1[from:to])
+		} else {
+			bad, err = checker.CheckSubgroupG2(s.g2[from:to])
+		}
+		if err != nil {
+			return fmt.Errorf("params: %s: subgroup check: %w", s.name, err)
+		}
+		if bad >= 0 {
+			if s.len() == 1 {
+				return fmt.Errorf("params: %s: %w", s.name, ErrNotInGroup)
+			}
+			return fmt.Errorf("params: %s[%d]: %w", s.name, from+bad, ErrNotInGroup)
+		}
+		sc.done += int64(to - from)
+		if sc.progress != nil {
+			sc.progress(StageSubgroup, sc.done, sc.total)
+		}
+	}
+	return nil
+}
+
+// sectionChecks checks a key's sections on one goroutine, in the order the
+// decoder hands them over (file order), while the decoder goes on with the
+// next ones: a first load then costs about the decode plus the check of
+// the last section, not the decode plus the whole check.
+type sectionChecks struct {
+	sets chan subgroupSet // holds every section: the decoder never waits
+	stop chan struct{}    // closed to abandon the check
+	once sync.Once
+	done chan struct{} // closed when the goroutine has returned
+	err  error         // valid once done is closed
+}
+
+// startChecks starts checking with c the sections given to add, once
+// ready is closed (nil: at once); total is the number of points of the
+// whole key, for progress.
+func startChecks(c SubgroupChecker, total int64, progress func(stage string, done, total int64), ready <-chan struct{}) *sectionChecks {
+	s := &sectionChecks{sets: make(chan subgroupSet, nbSets), stop: make(chan struct{}), done: make(chan struct{})}
+	sc := setChecker{c: c, progress: progress, total: total}
+	go func() {
+		defer close(s.done)
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-s.stop:
+			}
+		}
+		for set := range s.sets {
+			if s.err = sc.check(set, s.stopped); s.err != nil {
+				return
+			}
+		}
+		if s.stopped() {
+			s.err = errAbandoned // finished only because the sets ran out early
+		}
+	}()
+	return s
+}
+
+// add hands over a decoded section.
+func (s *sectionChecks) add(set subgroupSet) { s.sets <- set }
+
+func (s *sectionChecks) stopped() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// abandon stops the check after the checker call in progress (a device
+// call cannot be interrupted); safe from any goroutine, more than once.
+func (s *sectionChecks) abandon() { s.once.Do(func() { close(s.stop) }) }
+
+// finish is called once, when decoding ended with decodeErr: it waits for
+// the goroutine and returns decodeErr if set (the check is then abandoned:
+// a format or curve error wins over a subgroup failure, as when the two
+// ran one after the other), else the check's result.
+func (s *sectionChecks) finish(decodeErr error) error {
+	if decodeErr != nil {
+		s.abandon()
+	}
+	close(s.sets)
+	<-s.done
+	if decodeErr != nil {
+		return decodeErr
+	}
+	return s.err
 }

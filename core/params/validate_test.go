@@ -60,7 +60,7 @@ func TestRecordSkipsCheckOfKnownContents(t *testing.T) {
 	path := filepath.Join(dir, "k.params")
 	good := keyBytes(t, pk)
 	require.NoError(t, os.WriteFile(path, good, 0o644))
-	rec := OpenRecord(filepath.Join(dir, "record"))
+	rec := stampedRecord(filepath.Join(dir, "record")) // the second load finds the stamp
 	chk := &countingChecker{}
 	opt := Options{Checker: chk, Record: rec}
 
@@ -232,12 +232,13 @@ func TestCorruptRecordReadsEmpty(t *testing.T) {
 
 func TestAddFileRecordsWrittenKey(t *testing.T) {
 	dir, path := keyFile(t, 15)
-	rec := OpenRecord(dir)
+	rec := stampedRecord(dir) // found by stamp: no check starts
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	chk := &countingChecker{}
 	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec})
 	require.NoError(t, err)
 	require.Equal(t, ValidationRecord, info.Validation)
+	require.True(t, info.Stamped, "AddFile keeps the stamp")
 	require.Zero(t, chk.calls.Load())
 }
 

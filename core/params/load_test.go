@@ -1,0 +1,205 @@
+package params
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/stretchr/testify/require"
+)
+
+// deviceChecker stands for a device's checker (not CPUChecker, so it gets
+// each query whole): it checks on the CPU, logs each call's size and, when
+// first is set, signals it at the start of its first call and then waits
+// for release (nil: no wait).
+type deviceChecker struct {
+	mu      sync.Mutex
+	calls   []int
+	first   chan struct{}
+	release chan struct{}
+	once    sync.Once
+	fail    bool // report the first point of every call bad (a broken check)
+}
+
+func (d *deviceChecker) call(n int) {
+	d.mu.Lock()
+	d.calls = append(d.calls, n)
+	d.mu.Unlock()
+	d.once.Do(func() {
+		if d.first != nil {
+			close(d.first)
+		}
+		if d.release != nil {
+			<-d.release
+		}
+	})
+}
+
+func (d *deviceChecker) CheckSubgroupG1(p []bls.G1Affine) (int, error) {
+	d.call(len(p))
+	if d.fail {
+		return 0, nil
+	}
+	return CPUChecker{}.CheckSubgroupG1(p)
+}
+
+func (d *deviceChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
+	d.call(len(p))
+	if d.fail {
+		return 0, nil
+	}
+	return CPUChecker{}.CheckSubgroupG2(p)
+}
+
+// The first query is checked before decoding ends: the decoder is held
+// after its last section until the checker has been called, which a check
+// run after the decode never is. Then every query is checked, whole and in
+// file order.
+func TestChecksOverlapDecoding(t *testing.T) {
+	dir, path := keyFile(t, 31)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { sectionDecoded = nil })
+	for _, rec := range []*Record{nil, OpenRecord(filepath.Join(dir, "empty"))} {
+		chk := &deviceChecker{first: make(chan struct{})}
+		overlapped := false
+		sectionDecoded = func(name string) {
+			if name == "b_g2" {
+				select {
+				case <-chk.first:
+					overlapped = true
+				case <-time.After(10 * time.Second): // a deadlock guard, not a measure
+				}
+			}
+		}
+		_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec})
+		require.NoError(t, err)
+		require.Equal(t, ValidationChecked, info.Validation)
+		require.True(t, overlapped, "record %v: the check started before decoding ended", rec != nil)
+		require.Equal(t, []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}, chk.calls)
+	}
+}
+
+// sequentialErr is the reference: decode everything, then check.
+func sequentialErr(data []byte) error {
+	pk, err := decodeCurve(data, Options{}, nil)
+	if err != nil {
+		return err
+	}
+	return CheckSubgroups(pk, CPUChecker{}, nil)
+}
+
+// The error is the one of the stages run one after the other, whatever the
+// timing: the first point off the subgroup in file order, or a format or
+// curve error anywhere before it; the checker stops at the first failure.
+func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
+	pk := randomKey(rand.New(rand.NewPCG(33, 34)))
+	good := keyBytes(t, pk)
+	put := func(b []byte, section string, i int, p []byte) { copy(b[sectionOffset(pk, section, i):], p) }
+	flip := func(b []byte, section string, i int) { b[sectionOffset(pk, section, i)+G1Uncompressed-1] ^= 1 }
+	cases := []struct {
+		name string
+		bad  func(b []byte)
+		msg  string
+	}{
+		{"two off subgroup", func(b []byte) { put(b, "l", 3, offSubgroupG1(t)); put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: l[3]: point not in the prime-order subgroup"},
+		{"off subgroup in a vk point and h", func(b []byte) { copy(b[2*G1Uncompressed:], offSubgroupG2(t)); put(b, "h", 0, offSubgroupG1(t)) }, "params: beta_g2: point not in the prime-order subgroup"},
+		{"off subgroup then off curve", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)); flip(b, "a", 2) }, "params: a[2]: point not on curve"},
+		{"off subgroup then truncated", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)) }, "params: b_g2: truncated"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := append([]byte(nil), good...)
+			c.bad(data)
+			if c.name == "off subgroup then truncated" {
+				data = data[:len(data)-10]
+			}
+			want := sequentialErr(data)
+			require.ErrorContains(t, want, c.msg)
+			path := filepath.Join(t.TempDir(), "k.params")
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			for range 5 {
+				chk := &deviceChecker{}
+				_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
+				require.Equal(t, want.Error(), err.Error())
+				require.True(t, errors.Is(err, ErrNotInGroup) == errors.Is(want, ErrNotInGroup))
+				if c.name == "two off subgroup" {
+					require.Equal(t, []int{len(pk.H), len(pk.L)}, chk.calls, "the checker stops at the failure")
+				}
+				_, err = DecodeProvingKey(data, Options{})
+				require.Equal(t, want.Error(), err.Error())
+			}
+		})
+	}
+}
+
+// A record hit by content stops the check before the device is called:
+// the check waits for the key (the decoded sections queue meanwhile).
+func TestRecordHitSparesTheChecker(t *testing.T) {
+	dir, path := keyFile(t, 35)
+	rec := OpenRecord(dir) // the fresh file is not stamped: found by content
+	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
+	for range 5 {
+		chk := &deviceChecker{}
+		_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec})
+		require.NoError(t, err)
+		require.Equal(t, ValidationRecord, info.Validation)
+		require.False(t, info.Stamped)
+		require.Empty(t, chk.calls)
+	}
+}
+
+// No load leaves a goroutine behind: not on success, a record hit, a
+// decode error while a check is blocked in the device, nor a failed check.
+func TestLoadLeavesNoGoroutine(t *testing.T) {
+	pk := randomKey(rand.New(rand.NewPCG(37, 38)))
+	good := keyBytes(t, pk)
+	offCurve := append([]byte(nil), good...)
+	offCurve[sectionOffset(pk, "b_g1", 1)+G1Uncompressed-1] ^= 1
+	offGroup := append([]byte(nil), good...)
+	copy(offGroup[sectionOffset(pk, "h", 0):], offSubgroupG1(t))
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	goodPath, curvePath, groupPath := write("good.params", good), write("curve.params", offCurve), write("group.params", offGroup)
+	rec := OpenRecord(filepath.Join(dir, "rec"))
+	require.NoError(t, rec.AddFile(goodPath, ValidationSetup, 0))
+
+	base := runtime.NumGoroutine()
+	_, err := ReadProvingKey(goodPath, Options{Checker: &deviceChecker{}})
+	require.NoError(t, err)
+	_, err = ReadProvingKey(goodPath, Options{Checker: &deviceChecker{}, Record: rec})
+	require.NoError(t, err)
+	// The checker is in its first call (h, held there a moment) when
+	// decoding fails (b_g1).
+	release := make(chan struct{})
+	blocked := &deviceChecker{first: make(chan struct{}), release: release}
+	sectionDecoded = func(name string) {
+		if name == "a" {
+			<-blocked.first
+		}
+	}
+	go func() { <-blocked.first; time.Sleep(time.Millisecond); close(release) }()
+	_, err = ReadProvingKey(curvePath, Options{Checker: blocked})
+	sectionDecoded = nil
+	require.ErrorIs(t, err, ErrNotOnCurve)
+	_, err = ReadProvingKey(groupPath, Options{Checker: &deviceChecker{}})
+	require.ErrorIs(t, err, ErrNotInGroup)
+
+	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+	}
+	if runtime.NumGoroutine() > base {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("goroutines left behind:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+}
