@@ -74,7 +74,7 @@ type task struct {
 	// abcCopy, when set, is closed when the copy of a host assignment's a,
 	// b, c into asg ends (takeAssignment)
 	abcCopy chan struct{}
-	tl          Timeline
+	tl      Timeline
 }
 
 // Engine proves requests. It is safe for concurrent use.

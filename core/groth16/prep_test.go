@@ -72,7 +72,7 @@ type queriesBackend struct {
 	// the GPU does with its early upload)
 	prefetched           []fr.Element
 	prefetches, releases int
-	abcPrefetches        int // the a, b, c part, made beside the query MSMs
+	abcPrefetches        int  // the a, b, c part, made beside the query MSMs
 	hDone                bool // h computed: the query MSMs must come before it
 }
 
