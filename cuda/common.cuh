@@ -11,6 +11,8 @@
 
 #include <atomic>
 
+#include "cuzk_cuda.h"
+
 namespace cuzk {
 
 // fail formats a message into err (errlen bytes) and returns code.
@@ -23,6 +25,11 @@ static inline int fail(char* err, size_t errlen, int code, const char* fmt, ...)
     }
     return code;
 }
+
+// cuda_code is the return code of a failure caused by CUDA error e
+// (cuzk_cuda.h's CUZK_CUDA_ERR_CUDA + e): the caller decides from e whether
+// the device can still be used.
+static inline int cuda_code(cudaError_t e) { return CUZK_CUDA_ERR_CUDA + (int)e; }
 
 // An MSM's scratch comes from the device's stream-ordered pool, which keeps
 // freed memory for the next MSM instead of handing it back to the driver
@@ -127,6 +134,6 @@ static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / 
     do {                                                                                                 \
         cudaError_t e_ = (call);                                                                         \
         if (e_ != cudaSuccess)                                                                           \
-            return cuzk::fail(err, errlen, 2, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
+            return cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
                               __LINE__);                                                                 \
     } while (0)

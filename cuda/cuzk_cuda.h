@@ -31,7 +31,15 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 7
+#define CUZK_CUDA_ABI_VERSION 8
+
+/* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
+ * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
+ * CUDA runtime returned cudaError_t e, from which the caller tells an error
+ * that leaves the device's context unusable until the process ends (a kernel
+ * fault such as cudaErrorIllegalAddress: every later call on the device fails
+ * the same way) from one that does not (cudaErrorMemoryAllocation). */
+#define CUZK_CUDA_ERR_CUDA 1000
 
 /* MSM results are window sums: Pippenger's method with c-bit signed
  * windows gives W_0..W_{nw-1}, and the MSM is Σ_w 2^(c·w)·W_w, which the

@@ -559,7 +559,7 @@ int upload(int dev, const void* points, size_t n, void** handle, char* err, size
     if (e != cudaSuccess) {
         cudaFree(s->pts);
         delete s;
-        return fail(err, errlen, 2, "uploading %zu points: %s", n, cudaGetErrorString(e));
+        return fail(err, errlen, cuzk::cuda_code(e), "uploading %zu points: %s", n, cudaGetErrorString(e));
     }
     *handle = s;
     return 0;

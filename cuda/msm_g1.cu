@@ -67,8 +67,8 @@ extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handl
     int rc = 0;
     if (!x || !consts || !s || !result || !ms)
         rc = fail(err, errlen, 1, "NULL argument");
-    else if (cudaSetDevice(x->dev) != cudaSuccess)
-        rc = fail(err, errlen, 2, "cudaSetDevice(%d) failed", x->dev);
+    else if (cudaError_t e = cudaSetDevice(x->dev))
+        rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
     else
         rc = h_msm(x, consts, s, result, ms, std::chrono::steady_clock::now(), err, errlen);
     cuzk::abc_free(x);  // consumed, also on error

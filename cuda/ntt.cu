@@ -31,7 +31,7 @@ using cuzk::THREADS;
     do {                                                                                         \
         cudaError_t e_ = (call);                                                                 \
         if (e_ != cudaSuccess) {                                                                 \
-            rc = fail(err, errlen, 2, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+            rc = fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
             goto done;                                                                           \
         }                                                                                        \
     } while (0)
@@ -232,10 +232,10 @@ int check_size(int dev, size_t n, char* err, size_t errlen) {
     if (n < 2 || lg < 0 || lg > 28) return fail(err, errlen, 1, "size %zu is not a power of two in [2, 2^28]", n);
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) return fail(err, errlen, 2, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) return fail(err, errlen, cuzk::cuda_code(e), "cudaGetDeviceCount: %s", cudaGetErrorString(e));
     if (dev < 0 || dev >= count) return fail(err, errlen, 1, "device %d out of range (%d devices)", dev, count);
     e = cudaSetDevice(dev);
-    if (e != cudaSuccess) return fail(err, errlen, 2, "cudaSetDevice(%d): %s", dev, cudaGetErrorString(e));
+    if (e != cudaSuccess) return fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", dev, cudaGetErrorString(e));
     return 0;
 }
 
@@ -253,7 +253,7 @@ extern "C" int cuzk_cuda_device_count(int* count, char* err, size_t errlen) {
     cudaError_t e = cudaGetDeviceCount(count);
     if (e != cudaSuccess) {
         *count = 0;
-        return fail(err, errlen, 2, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        return fail(err, errlen, cuzk::cuda_code(e), "cudaGetDeviceCount: %s", cudaGetErrorString(e));
     }
     return 0;
 }
@@ -300,7 +300,7 @@ int cuzk::abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* er
     abc_t* x = new abc_t{dev, n, {nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr}};
     bool locked = page_locked(hv[0]) && page_locked(hv[1]) && page_locked(hv[2]);
     cudaStream_t cs = nullptr;
-    if (locked && !(cs = copy_stream(dev, err, errlen))) rc = 2;
+    if (locked) rc = copy_stream(dev, &cs, err, errlen);
     for (int i = 0; i < 3 && !rc; i++) {
         CK(cuzk::dev_malloc(&x->dv[i], bytes));
         if (!locked) {

@@ -48,15 +48,15 @@ struct dbuf {
     ~dbuf() { cudaFree(p); }
 };
 
-scalar_vec* new_vec(int dev, size_t n, char* err, size_t errlen) {
+int new_vec(int dev, size_t n, scalar_vec** out, char* err, size_t errlen) {
     scalar_vec* v = new scalar_vec{dev, n, nullptr};
     cudaError_t e = cuzk::dev_malloc(&v->p, (n ? n : 1) * sizeof(fr_t));
     if (e != cudaSuccess) {
-        fail(err, errlen, 2, "allocating %zu scalars: %s", n, cudaGetErrorString(e));
         delete v;
-        return nullptr;
+        return fail(err, errlen, cuzk::cuda_code(e), "allocating %zu scalars: %s", n, cudaGetErrorString(e));
     }
-    return v;
+    *out = v;
+    return 0;
 }
 
 }  // namespace
@@ -64,8 +64,8 @@ scalar_vec* new_vec(int dev, size_t n, char* err, size_t errlen) {
 extern "C" int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen) {
     if ((!host && n) || !handle) return fail(err, errlen, 1, "NULL scalars or handle");
     CKR(cudaSetDevice(dev));
-    scalar_vec* v = new_vec(dev, n, err, errlen);
-    if (!v) return 2;
+    scalar_vec* v = nullptr;
+    if (int rc = new_vec(dev, n, &v, err, errlen)) return rc;
     if (int rc = cuzk::upload_bytes(dev, v->p, host, n * sizeof(fr_t), err, errlen)) {
         cudaFree(v->p);
         delete v;
@@ -97,8 +97,8 @@ extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size
         CKR(cub::DeviceScan::ExclusiveSum(tmp.p, tb, (uint32_t*)counts.p, (uint32_t*)offs.p, nwords + 1));
         CKR(cudaMemcpy(&total, (uint32_t*)offs.p + nwords, 4, cudaMemcpyDeviceToHost));
     }
-    scalar_vec* v = new_vec(aux->dev, n_head + total, err, errlen);
-    if (!v) return 2;
+    scalar_vec* v = nullptr;
+    if (int rc = new_vec(aux->dev, n_head + total, &v, err, errlen)) return rc;
     cudaError_t e = cudaSuccess;
     if (n_head) e = cudaMemcpy(v->p, head, n_head * sizeof(fr_t), cudaMemcpyHostToDevice);
     if (e == cudaSuccess && nwords) {
@@ -110,7 +110,7 @@ extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size
     if (e != cudaSuccess) {
         cudaFree(v->p);
         delete v;
-        return fail(err, errlen, 2, "selecting scalars: %s", cudaGetErrorString(e));
+        return fail(err, errlen, cuzk::cuda_code(e), "selecting scalars: %s", cudaGetErrorString(e));
     }
     *handle = v;
     *n_out = v->n;

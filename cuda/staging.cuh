@@ -126,10 +126,10 @@ static inline bool page_locked(const void* p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-// copy_stream returns device dev's stream for direct copies of
-// page-locked memory that overlap kernels (created on first use, kept);
-// nullptr with a message on failure.
-static inline cudaStream_t copy_stream(int dev, char* err, size_t errlen) {
+// copy_stream sets *out to device dev's stream for direct copies of
+// page-locked memory that overlap kernels (created on first use, kept); a
+// non-zero code with a message on failure.
+static inline int copy_stream(int dev, cudaStream_t* out, char* err, size_t errlen) {
     static std::mutex mu;
     static std::vector<cudaStream_t> all;
     std::lock_guard<std::mutex> g(mu);
@@ -138,10 +138,11 @@ static inline cudaStream_t copy_stream(int dev, char* err, size_t errlen) {
         cudaError_t e = cudaStreamCreateWithFlags(&all[dev], cudaStreamNonBlocking);
         if (e != cudaSuccess) {
             all[dev] = nullptr;
-            fail(err, errlen, 2, "cudaStreamCreateWithFlags: %s", cudaGetErrorString(e));
+            return fail(err, errlen, cuda_code(e), "cudaStreamCreateWithFlags: %s", cudaGetErrorString(e));
         }
     }
-    return all[dev];
+    *out = all[dev];
+    return 0;
 }
 
 // upload and download: direct for page-locked host memory, else through

@@ -64,7 +64,7 @@ int check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, cha
     }
     if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
     cudaFree(d);
-    if (e != cudaSuccess) return fail(err, errlen, 2, "subgroup check of %zu points: %s", n, cudaGetErrorString(e));
+    if (e != cudaSuccess) return fail(err, errlen, cuzk::cuda_code(e), "subgroup check of %zu points: %s", n, cudaGetErrorString(e));
     *n_bad = (size_t)h[0];
     *first_bad = h[0] ? (size_t)h[1] : SIZE_MAX;
     return 0;

@@ -34,11 +34,14 @@ import (
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
 const ABIVersion = C.CUZK_CUDA_ABI_VERSION
 
-// maxWindows (residency.go) must be the header's CUZK_CUDA_MAX_WINDOWS:
-// either difference is a negative array length otherwise.
+// maxWindows (residency.go) must be the header's CUZK_CUDA_MAX_WINDOWS and
+// errCUDABase (errors.go) its CUZK_CUDA_ERR_CUDA: either difference is a
+// negative array length otherwise.
 var (
 	_ [C.CUZK_CUDA_MAX_WINDOWS - maxWindows]struct{}
 	_ [maxWindows - C.CUZK_CUDA_MAX_WINDOWS]struct{}
+	_ [C.CUZK_CUDA_ERR_CUDA - errCUDABase]struct{}
+	_ [errCUDABase - C.CUZK_CUDA_ERR_CUDA]struct{}
 )
 
 // ErrNoLibrary is wrapped when libcuzk_cuda.so cannot be loaded.
@@ -117,7 +120,7 @@ func call(what string, fn func(e *C.char) C.int) error {
 	defer C.free(unsafe.Pointer(buf))
 	*buf = 0
 	if rc := fn(buf); rc != 0 {
-		return fmt.Errorf("cuda: %s: %s (code %d)", what, C.GoString(buf), int(rc))
+		return &Error{Op: what, Msg: C.GoString(buf), Code: int(rc)}
 	}
 	return nil
 }

@@ -1,0 +1,90 @@
+package cuda
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/backend"
+)
+
+func TestErrorClassification(t *testing.T) {
+	for _, c := range []struct {
+		code   int
+		cuda   int
+		failed bool
+	}{
+		{1, 0, false},                   // a wrong argument
+		{2, 0, false},                   // an internal check, no CUDA number
+		{errCUDABase + 2, 2, false},     // cudaErrorMemoryAllocation: the call fails, the device stays
+		{errCUDABase + 1, 1, false},     // cudaErrorInvalidValue
+		{errCUDABase + 999, 999, false}, // cudaErrorUnknown: not known to be sticky
+		{errCUDABase + 700, 700, true},  // cudaErrorIllegalAddress
+		{errCUDABase + 719, 719, true},  // cudaErrorLaunchFailure
+		{errCUDABase + 714, 714, true},  // cudaErrorHardwareStackError
+		{errCUDABase + 715, 715, true},  // cudaErrorIllegalInstruction
+		{errCUDABase + 716, 716, true},  // cudaErrorMisalignedAddress
+		{errCUDABase + 717, 717, true},  // cudaErrorInvalidAddressSpace
+		{errCUDABase + 718, 718, true},  // cudaErrorInvalidPc
+		{errCUDABase + 214, 214, true},  // cudaErrorECCUncorrectable
+		{errCUDABase + 710, 710, true},  // cudaErrorAssert
+	} {
+		err := error(&Error{Op: "msm", Msg: "what the library said", Code: c.code})
+		var ce *Error
+		require.True(t, errors.As(err, &ce))
+		require.Equal(t, c.cuda, ce.CUDA(), "code %d", c.code)
+		require.Equal(t, c.failed, errors.Is(err, backend.ErrDeviceFailed), "code %d", c.code)
+		require.Contains(t, err.Error(), "cuda: msm: what the library said")
+		if c.failed {
+			require.Contains(t, err.Error(), backend.ErrDeviceFailed.Error())
+		} else {
+			require.NotContains(t, err.Error(), backend.ErrDeviceFailed.Error())
+		}
+	}
+}
+
+// TestStickyMatchesHeader checks the sticky table against the CUDA
+// runtime's own header: each number names the error the table says, and
+// every error documented as requiring the process to be relaunched is in
+// the table.
+func TestStickyMatchesHeader(t *testing.T) {
+	var text string
+	for _, p := range []string{"/usr/local/cuda/include/driver_types.h", "/usr/include/driver_types.h"} {
+		if b, err := os.ReadFile(p); err == nil {
+			text = string(b)
+			break
+		}
+	}
+	if text == "" {
+		t.Skip("no CUDA driver_types.h installed")
+	}
+	start := strings.Index(text, "enum __device_builtin__ cudaError")
+	require.GreaterOrEqual(t, start, 0)
+	body := text[start:]
+	body = body[:strings.Index(body, "};")]
+	member := regexp.MustCompile(`(?s)/\*\*(.*?)\*/\s*(cudaError\w+)\s*=\s*(\d+)`)
+	names := map[int]string{}
+	relaunch := map[int]string{}
+	for _, m := range member.FindAllStringSubmatch(body, -1) {
+		n, err := strconv.Atoi(m[3])
+		require.NoError(t, err)
+		names[n] = m[2]
+		if strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(m[1], "*", " ")), " "), "must be terminated and relaunched") {
+			relaunch[n] = m[2]
+		}
+	}
+	require.NotEmpty(t, relaunch, "the header's wording changed")
+	for n, name := range sticky {
+		require.Equal(t, name, names[n], "cudaError %d", n)
+	}
+	for n, name := range relaunch {
+		require.True(t, Sticky(n), "%s (%d) is documented as needing a relaunch", name, n)
+	}
+	require.Equal(t, "cudaErrorMemoryAllocation", names[2])
+	require.False(t, Sticky(2))
+}
