@@ -540,6 +540,7 @@ func (e *Engine) Close() {
 	close(e.closing)
 	e.wg.Wait()
 	e.pool.close()
+	e.closeBackends() // after the pool, which unpins its buffers through a backend
 }
 
 // dispatch feeds partitions to the synthesis goroutines in priority order.

@@ -15,11 +15,14 @@ import (
 // (NTTs and the G1 MSMs); CPU prep runs before it, the G2 MSM and the
 // epilogue after it. A failure or a panic inside the region releases the
 // lock — a later job never finds it poisoned — and an error wrapping
-// backend.ErrDeviceFailed marks the device failed.
+// backend.ErrDeviceFailed marks the device failed: run refuses every later
+// region with that error.
 type interlock struct {
 	mu     sync.Mutex
 	holder atomic.Int64 // worker id holding the lock, or -1
-	failed atomic.Bool
+	// failure is the first error that wrapped backend.ErrDeviceFailed; nil
+	// while the device is in service.
+	failure atomic.Pointer[error]
 
 	// statistics
 	acquisitions atomic.Int64
@@ -38,15 +41,30 @@ func newInterlock() *interlock {
 // errPanic is wrapped by the error of a panic inside the region.
 var errPanic = errors.New("backend panic")
 
+// errOutOfService is wrapped by run's refusal of a failed device, beside
+// the error that failed it.
+var errOutOfService = errors.New("device out of service")
+
+// failed returns the error that took the device out of service, or nil.
+func (l *interlock) failed() error {
+	if p := l.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // run takes the lock for worker, runs region, and releases the lock
 // whatever region does. It returns the time spent waiting for the lock;
-// region receives the acquisition's sequence number (1, 2, ...).
+// region receives the acquisition's sequence number (1, 2, ...). On a
+// failed device region does not run (checked with the lock held: the
+// region that failed it may have held the lock meanwhile).
 func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Duration, err error) {
-	if l.failed.Load() {
-		return 0, fmt.Errorf("engine: %w", backend.ErrDeviceFailed)
-	}
 	start := time.Now()
 	l.mu.Lock()
+	if f := l.failed(); f != nil {
+		l.mu.Unlock()
+		return time.Since(start), fmt.Errorf("engine: %w: %w", errOutOfService, f)
+	}
 	wait = time.Since(start)
 	l.holder.Store(int64(worker))
 	n := l.inside.Add(1)
@@ -61,7 +79,8 @@ func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Dur
 			err = fmt.Errorf("engine: %w: %v\n%s", errPanic, r, debug.Stack())
 		}
 		if errors.Is(err, backend.ErrDeviceFailed) {
-			l.failed.Store(true)
+			f := err
+			l.failure.CompareAndSwap(nil, &f)
 		}
 		l.busyNs.Add(int64(time.Since(acquired)))
 		l.inside.Add(-1)

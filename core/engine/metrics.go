@@ -41,7 +41,7 @@ func newMetrics(e *Engine) *metrics {
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cuzk_device_busy_seconds_total", Help: "Time a device's interlock was held.", ConstLabels: l},
 				func() float64 { return time.Duration(d.lock.busyNs.Load()).Seconds() }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cuzk_device_healthy", Help: "1 while a device is usable.", ConstLabels: l},
-				func() float64 { return b2f(!d.lock.failed.Load()) }),
+				func() float64 { return b2f(d.lock.failed() == nil) }),
 		)
 	}
 	m.reg.MustRegister(

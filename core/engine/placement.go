@@ -57,14 +57,15 @@ var ErrNoDevice = errors.New("engine: no such device")
 // noCPUIndex is the index of the CPU fallback device: it cannot be pinned.
 const noCPUIndex = -1
 
-// checkPlacement validates a request's placement against the devices.
+// checkPlacement validates a request's placement against the devices and
+// refuses one that no device in service may prove (devices.go).
 func (e *Engine) checkPlacement(p Placement) error {
 	i, ok := p.Device()
 	if !ok {
-		return nil
+		return e.checkInService(p)
 	}
 	if _, found := e.byIndex[i]; found {
-		return nil
+		return e.checkInService(p)
 	}
 	if len(e.byIndex) == 0 {
 		return fmt.Errorf("%w: index %d, but this host has no GPU (the engine proves on the CPU, which only an unpinned request reaches)", ErrNoDevice, i)

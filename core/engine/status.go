@@ -41,10 +41,13 @@ type DeviceStatus struct {
 	Workers int `json:"workers"`
 	// Partitions were proved here; Failed reached a worker here and failed
 	// or were cancelled; Pinned wait in the device's own queue.
-	Partitions   int64         `json:"partitions"`
-	Failed       int64         `json:"partitions_failed"`
-	Pinned       int           `json:"pinned_queued"`
+	Partitions int64 `json:"partitions"`
+	Failed     int64 `json:"partitions_failed"`
+	Pinned     int   `json:"pinned_queued"`
+	// Healthy is false once the device is out of service (devices.go);
+	// Error then says why.
 	Healthy      bool          `json:"healthy"`
+	Error        string        `json:"error,omitempty"`
 	LockHolder   int           `json:"lock_holder"` // worker id, or -1
 	Acquisitions int64         `json:"acquisitions"`
 	LockWait     time.Duration `json:"lock_wait_ns"`
@@ -94,11 +97,15 @@ func (e *Engine) Status() Status {
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
-		st.Devices = append(st.Devices, DeviceStatus{Name: d.name, Kind: d.kind, Index: d.index, Workers: d.workers,
+		ds := DeviceStatus{Name: d.name, Kind: d.kind, Index: d.index, Workers: d.workers,
 			Partitions: d.proved.Load(), Failed: d.failed.Load(), Pinned: len(d.q),
-			Healthy: !d.lock.failed.Load(), LockHolder: int(d.lock.holder.Load()),
+			Healthy: true, LockHolder: int(d.lock.holder.Load()),
 			Acquisitions: d.lock.acquisitions.Load(), LockWait: time.Duration(d.lock.waitNs.Load()),
-			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()})
+			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()}
+		if f := d.lock.failed(); f != nil {
+			ds.Healthy, ds.Error = false, f.Error()
+		}
+		st.Devices = append(st.Devices, ds)
 	}
 	return st
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -22,16 +23,23 @@ const StageVerify = "verify"
 func (e *Engine) work(d *device, id int) {
 	defer e.wg.Done()
 	for {
-		// Pinned partitions (d.q, nil for the CPU) and unpinned ones
-		// (e.devQ) in the order they become ready; when both are, either.
-		var t *task
-		select {
-		case t = <-d.q:
-		case t = <-e.devQ:
-		case <-e.closing:
+		t := e.take(d)
+		if t == nil {
 			return
 		}
-		rep, err := e.proveOne(d, id, t)
+		// A partition taken by a device out of service (pinned to it, or
+		// with no device left in service) fails at once.
+		var rep PartitionReport
+		err := e.checkInService(t.job.req.Placement)
+		if err == nil {
+			rep, err = e.proveOne(d, id, t)
+			if errors.Is(err, backend.ErrDeviceFailed) {
+				if !errors.Is(err, errOutOfService) {
+					e.log.Error("device out of service", "device", d.name, "index", d.index, "err", err)
+				}
+				err = fmt.Errorf("engine: device %s (index %d): %w", d.name, d.index, err)
+			}
+		}
 		if err != nil {
 			d.failed.Add(1)
 		} else {
