@@ -85,17 +85,12 @@ func (e *Engine) take(d *device) *task {
 	}
 }
 
-// closeBackends closes each device's backend once (io.Closer, or a Close
+// closeBackends closes each device's backend (io.Closer, or a Close
 // without a result as the CUDA backend's): it frees what the backend keeps
-// on its device, such as resident parameter points. Call it after the
-// workers have stopped.
+// on its device, such as resident parameter points. Call it once, after
+// the workers have stopped.
 func (e *Engine) closeBackends() {
-	seen := map[any]bool{}
 	for _, d := range e.devices {
-		if seen[d.be] {
-			continue
-		}
-		seen[d.be] = true
 		switch c := d.be.(type) {
 		case io.Closer:
 			if err := c.Close(); err != nil {

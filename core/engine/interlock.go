@@ -15,8 +15,8 @@ import (
 // (NTTs and the G1 MSMs); CPU prep runs before it, the G2 MSM and the
 // epilogue after it. A failure or a panic inside the region releases the
 // lock — a later job never finds it poisoned — and an error wrapping
-// backend.ErrDeviceFailed marks the device failed: run refuses every later
-// region with that error.
+// backend.ErrDeviceFailed (and not the stop of the region's job) marks the
+// device failed: run refuses every later region with that error.
 type interlock struct {
 	mu     sync.Mutex
 	holder atomic.Int64 // worker id holding the lock, or -1
@@ -40,6 +40,14 @@ func newInterlock() *interlock {
 
 // errPanic is wrapped by the error of a panic inside the region.
 var errPanic = errors.New("backend panic")
+
+// stopped wraps the cause of a job's end met by one of its partitions: it
+// says nothing of the device the partition ran on, even when the cause is
+// another device's failure (a job stops all its partitions when one fails).
+type stopped struct{ cause error }
+
+func (s stopped) Error() string { return s.cause.Error() }
+func (s stopped) Unwrap() error { return s.cause }
 
 // errOutOfService is wrapped by run's refusal of a failed device, beside
 // the error that failed it.
@@ -78,7 +86,7 @@ func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Dur
 		if r := recover(); r != nil {
 			err = fmt.Errorf("engine: %w: %v\n%s", errPanic, r, debug.Stack())
 		}
-		if errors.Is(err, backend.ErrDeviceFailed) {
+		if errors.Is(err, backend.ErrDeviceFailed) && !errors.As(err, new(stopped)) {
 			f := err
 			l.failure.CompareAndSwap(nil, &f)
 		}

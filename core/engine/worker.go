@@ -33,7 +33,7 @@ func (e *Engine) work(d *device, id int) {
 		err := e.checkInService(t.job.req.Placement)
 		if err == nil {
 			rep, err = e.proveOne(d, id, t)
-			if errors.Is(err, backend.ErrDeviceFailed) {
+			if errors.Is(err, backend.ErrDeviceFailed) && !errors.As(err, new(stopped)) {
 				if !errors.Is(err, errOutOfService) {
 					e.log.Error("device out of service", "device", d.name, "index", d.index, "err", err)
 				}
@@ -66,7 +66,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	}()
 	j := t.job
 	if err := context.Cause(j.ctx); err != nil {
-		return rep, err
+		return rep, stopped{err}
 	}
 	pk := j.req.Circuit.PK
 	part := j.req.Partitions[t.idx]
@@ -96,7 +96,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		t.tl.LockAcquired = e.clock.Now()
 		rep.LockSeq = seq
 		if err := context.Cause(j.ctx); err != nil {
-			return err
+			return stopped{err}
 		}
 		var err error
 		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
@@ -114,7 +114,7 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 		return rep, err
 	}
 	if err := context.Cause(j.ctx); err != nil {
-		return rep, err
+		return rep, stopped{err}
 	}
 	// a, b, c are consumed: hand them to the dealloc goroutine now rather
 	// than after the G2 MSM.

@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/backend/cuda"
+	"github.com/cuzk/cuzk/core/msm"
+)
+
+// CUDA errors as libcuzk_cuda.so reports them (cuzk_cuda.h: return code
+// CUZK_CUDA_ERR_CUDA + the cudaError_t), classified by the CUDA backend.
+var (
+	errIllegalAddress = &cuda.Error{Op: "msm", Msg: "an illegal memory access was encountered", Code: 1000 + 700}
+	errOutOfMemory    = &cuda.Error{Op: "msm", Msg: "out of memory", Code: 1000 + 2}
+)
+
+// faultyBackend is the CPU backend that returns fault from its failAt-th
+// G1 MSM (counting from 1; 0: never), and counts its calls and closes.
+type faultyBackend struct {
+	cpu.Backend
+	name   string
+	failAt int64
+	fault  error
+	calls  atomic.Int64 // G1 MSMs and H calls that reached the backend
+	msms   atomic.Int64
+	closes atomic.Int64
+}
+
+func (b *faultyBackend) Name() string { return b.name }
+
+func (b *faultyBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
+	b.calls.Add(1)
+	return b.Backend.H(a, bb, c)
+}
+
+func (b *faultyBackend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	b.calls.Add(1)
+	if n := b.msms.Add(1); n == b.failAt {
+		return bls.G1Jac{}, msm.Stats{}, b.fault
+	}
+	return b.Backend.MSMG1(points, scalars)
+}
+
+func (b *faultyBackend) Close() { b.closes.Add(1) }
+
+// closerBackend has io.Closer's Close.
+type closerBackend struct {
+	cpu.Backend
+	closes atomic.Int64
+}
+
+func (b *closerBackend) Name() string { return "closer" }
+func (b *closerBackend) Close() error { b.closes.Add(1); return nil }
+
+func TestStickyErrorTakesDeviceOut(t *testing.T) {
+	f := testCircuit(t)
+	bad := &faultyBackend{name: "gpu-bad", failAt: 1, fault: errIllegalAddress}
+	good := &faultyBackend{name: "gpu-good"}
+	e := newEngine(t, oneWorker(testConfig()), Options{Devices: []backend.Backend{bad, good}})
+
+	// The partition in flight on the device fails with the CUDA error.
+	req := f.request("", 2, Normal)
+	req.Placement = OnDevice(0)
+	_, _, err := e.Prove(context.Background(), req)
+	require.ErrorIs(t, err, backend.ErrDeviceFailed)
+	var ce *cuda.Error
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, 700, ce.CUDA())
+	require.Contains(t, err.Error(), "gpu-bad")
+	require.Contains(t, err.Error(), "illegal memory access")
+
+	st := e.Status()
+	require.False(t, st.Devices[0].Healthy)
+	require.Contains(t, st.Devices[0].Error, "illegal memory access")
+	require.True(t, st.Devices[1].Healthy)
+	require.Empty(t, st.Devices[1].Error)
+	text, err := e.MetricsText()
+	require.NoError(t, err)
+	require.Contains(t, text, `cuzk_device_healthy{device="gpu-bad"} 0`)
+	require.Contains(t, text, `cuzk_device_healthy{device="gpu-good"} 1`)
+	js, err := e.StatusJSON()
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"error": "groth16: msm h: cuda: msm: an illegal memory access`)
+
+	// A request pinned to it is refused at once, naming the device.
+	calls := bad.calls.Load()
+	pinned := f.request("", 1, Normal)
+	pinned.Placement = OnDevice(0)
+	_, err = e.Submit(pinned)
+	require.ErrorIs(t, err, backend.ErrDeviceFailed)
+	require.Contains(t, err.Error(), "device gpu-bad (index 0) is out of service")
+
+	// Later requests go to the device in service; none reaches the failed
+	// one.
+	for k := 0; k < 2; k++ {
+		req := f.request("", 4, Normal)
+		res := f.proveChecked(t, e, req)
+		for _, r := range res.Partitions {
+			require.Equal(t, "gpu-good", r.Device)
+		}
+	}
+	require.Equal(t, calls, bad.calls.Load(), "no call reaches the failed device")
+
+	e.Close()
+	e.Close()
+	require.EqualValues(t, 1, bad.closes.Load())
+	require.EqualValues(t, 1, good.closes.Load())
+}
+
+func TestStickyErrorMidJob(t *testing.T) {
+	f := testCircuit(t)
+	bad := &faultyBackend{name: "gpu-bad", failAt: 2, fault: errIllegalAddress}
+	good := &faultyBackend{name: "gpu-good"}
+	cfg := testConfig()
+	cfg.GPUs.WorkersPerDevice = 2
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{bad, good}})
+
+	// Unpinned partitions spread over both devices; the one in flight on
+	// the device that fails fails the job with the device's reason, or the
+	// failed device never got one and the job succeeds.
+	for k := 0; k < 3; k++ {
+		req := f.request("", 8, Normal)
+		id, err := e.Submit(req)
+		require.NoError(t, err)
+		res, err := e.Await(id, 30*time.Second)
+		require.NoError(t, err, "the job ends")
+		if res.Err != nil {
+			require.ErrorIs(t, res.Err, backend.ErrDeviceFailed)
+			require.Contains(t, res.Err.Error(), "gpu-bad")
+			continue
+		}
+		f.checkProofs(t, req, res)
+	}
+	require.False(t, e.Status().Devices[0].Healthy, "the failed device took partitions before it failed")
+	calls := bad.calls.Load()
+	res := f.proveChecked(t, e, f.request("", 4, Normal))
+	for _, r := range res.Partitions {
+		require.Equal(t, "gpu-good", r.Device)
+	}
+	require.Equal(t, calls, bad.calls.Load())
+}
+
+func TestNoDeviceInService(t *testing.T) {
+	f := testCircuit(t)
+	bad := &faultyBackend{name: "gpu-bad", failAt: 1, fault: errIllegalAddress}
+	cfg := testConfig()
+	cfg.GPUs.WorkersPerDevice = 1
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{bad}})
+
+	// Two jobs at once: the second's partitions wait in the queue when
+	// the only device fails, and fail rather than wait for ever.
+	var ids []string
+	for k := 0; k < 2; k++ {
+		id, err := e.Submit(f.request("", 4, Normal))
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		res, err := e.Await(id, 30*time.Second)
+		require.NoError(t, err, "job %s ends", id)
+		require.ErrorIs(t, res.Err, backend.ErrDeviceFailed, "job %s", id)
+		require.Contains(t, res.Err.Error(), "gpu-bad")
+	}
+	_, err := e.Submit(f.request("", 1, Normal))
+	require.ErrorIs(t, err, backend.ErrDeviceFailed)
+	require.Contains(t, err.Error(), "no device in service")
+	require.Contains(t, err.Error(), "gpu-bad")
+	eventually(t, func() bool { return e.Status().Memory.Reserved == 0 }, "partitions still running release their memory")
+}
+
+func TestOrdinaryErrorKeepsDevice(t *testing.T) {
+	f := testCircuit(t)
+	for _, fault := range []error{errOutOfMemory, errInjected, &cuda.Error{Op: "ntt", Msg: "size", Code: 1}} {
+		be := &faultyBackend{name: "gpu0", failAt: 1, fault: fault}
+		e := newEngine(t, oneWorker(testConfig()), Options{Devices: []backend.Backend{be}})
+		_, _, err := e.Prove(context.Background(), f.request("", 1, Normal))
+		require.ErrorIs(t, err, fault)
+		require.False(t, errors.Is(err, backend.ErrDeviceFailed), "%v", err)
+		st := e.Status()
+		require.True(t, st.Devices[0].Healthy, "%v", fault)
+		require.Empty(t, st.Devices[0].Error)
+		f.proveChecked(t, e, f.request("", 2, Normal))
+		e.Close()
+		require.EqualValues(t, 1, be.closes.Load())
+	}
+}
+
+func TestCloseClosesEachBackendOnce(t *testing.T) {
+	a := &closerBackend{}
+	b := &faultyBackend{name: "b"}
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{a, b}})
+	e.Close()
+	e.Close()
+	require.EqualValues(t, 1, a.closes.Load())
+	require.EqualValues(t, 1, b.closes.Load())
+}
