@@ -26,7 +26,8 @@ type Options struct {
 	// the configuration.
 	Throttle *throttle.Throttle
 	// Devices replaces device discovery (tests, benchmarks): one device
-	// per backend, each with gpus.workers_per_device workers.
+	// per backend, each with gpus.workers_per_device workers. Close calls
+	// the Close of those that have one (devices.go).
 	Devices []backend.Backend
 	// DiscoverGPUs lists the machine's GPUs (package nvml provides one);
 	// nil means none are looked for. It informs the logs; the devices the
