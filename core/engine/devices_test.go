@@ -204,3 +204,12 @@ func TestCloseClosesEachBackendOnce(t *testing.T) {
 	require.EqualValues(t, 1, a.closes.Load())
 	require.EqualValues(t, 1, b.closes.Load())
 }
+
+func TestFailedDeviceChecksNoSubgroup(t *testing.T) {
+	dev := &keyDevice{}
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{dev}})
+	require.Same(t, dev, e.SubgroupChecker())
+	_, err := e.devices[0].lock.run(0, func(int64) error { return errIllegalAddress })
+	require.ErrorIs(t, err, backend.ErrDeviceFailed)
+	require.Nil(t, e.SubgroupChecker(), "a parameter load does not use a device out of service")
+}

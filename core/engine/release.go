@@ -25,10 +25,11 @@ func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 // than the CPU, and uploads them for the MSMs on the way), or nil: the
 // loader then tries the Filecoin manifest and checks on the CPU. The CPU
 // device's checker is not offered: it is the loader's own fall-back, and
-// offering it would skip the manifest.
+// offering it would skip the manifest. A device out of service is passed
+// over.
 func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 	for _, d := range e.devices {
-		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" {
+		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" || d.lock.failed() != nil {
 			continue
 		}
 		if c, ok := d.be.(params.SubgroupChecker); ok {
