@@ -539,7 +539,25 @@ func (e *Engine) Close() {
 	}
 	close(e.closing)
 	e.wg.Wait()
+	// Partitions left in the device queues end too: their buffers go back
+	// and their callers' waits (start, finalize) end.
+	for _, q := range e.deviceQueues() {
+		for len(q) > 0 {
+			e.finishTask(<-q, ErrClosed)
+		}
+	}
 	e.pool.close()
+}
+
+// deviceQueues lists the shared device queue and each device's own.
+func (e *Engine) deviceQueues() []chan *task {
+	qs := []chan *task{e.devQ}
+	for _, d := range e.devices {
+		if d.q != nil {
+			qs = append(qs, d.q)
+		}
+	}
+	return qs
 }
 
 // dispatch feeds partitions to the synthesis goroutines in priority order.
