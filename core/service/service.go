@@ -64,9 +64,12 @@ func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
 // Configure parses text (TOML or JSON; empty means the defaults) and
 // (re)starts the engine with it. Reconfiguring is refused while jobs run.
 func (s *Service) Configure(text string) error {
-	cfg, err := config.Parse(text)
+	cfg, warnings, err := config.ParseWarnings(text)
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
+	}
+	for _, w := range warnings {
+		s.log.Warn(w)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -33,7 +33,10 @@ func loadConfig(path string) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, inputErr(err)
 	}
-	cfg, err := config.Parse(string(text))
+	cfg, warnings, err := config.ParseWarnings(string(text))
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "cuzk:", w)
+	}
 	return cfg, inputErr(err)
 }
 
