@@ -35,7 +35,12 @@ func loadProof(path string) (*params.Proof, error) {
 	}
 	proofs, err := params.DecodeProofs(data)
 	if err != nil {
-		return nil, inputErr(err)
+		if len(data) > 0 && len(data)%params.ProofSize == 0 {
+			// the shape of proofs whose points do not decode: to its user
+			// that is an invalid proof (exit 1), not unusable input
+			return nil, fmt.Errorf("%w: %s: a point of the proof does not decode (%v)", errInvalidProof, path, err)
+		}
+		return nil, inputErr(fmt.Errorf("%s: %d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", path, len(data), params.ProofSize))
 	}
 	if len(proofs) != 1 {
 		return nil, inputErr(fmt.Errorf("%s holds %d proofs; this command takes one", path, len(proofs)))
