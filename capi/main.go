@@ -226,3 +226,6 @@ func logLevel() slog.Level {
 	}
 	return l
 }
+
+// cUint64 converts for the tests, which cannot name C types.
+func cUint64(v uint64) C.uint64_t { return C.uint64_t(v) }
