@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "cuzk.h"
-#include "supraseal_c2.h"
-#include "common.h"
+#include "assignment.h"
 
 extern char** environ;
 
@@ -141,19 +140,8 @@ static outcome load_params(const char* field, uint64_t v) {
 
 /* ---- supraseal_c2.h ---- */
 
-static uint8_t *sa, *sb, *sc, *ad, *bid, *bad_;
-static size_t abc;
-
 static outcome supraseal(const char* field, uint64_t v, int start) {
-    size_t len;
-    load_witness();
-    sa = read_file(dir, "a.bin", &len);
-    abc = len / 32;
-    sb = read_file(dir, "b.bin", &len);
-    sc = read_file(dir, "c.bin", &len);
-    ad = read_file(dir, "a_aux_density.bin", &len);
-    bid = read_file(dir, "b_inp_density.bin", &len);
-    bad_ = read_file(dir, "b_aux_density.bin", &len);
+    fixture_assignment f = load_assignment(dir);
     char params[4096];
     snprintf(params, sizeof params, "%s/c.params", dir);
     SRS srs;
@@ -162,14 +150,7 @@ static outcome supraseal(const char* field, uint64_t v, int start) {
         fprintf(stderr, "create_SRS: %s\n", e.message);
         exit(3);
     }
-    Assignment x = {
-        .a_aux_density = (const uint64_t*)ad, .a_aux_bit_len = naux, .a_aux_popcount = meta_field(dir, "a_aux_popcount"),
-        .b_inp_density = (const uint64_t*)bid, .b_inp_bit_len = ninputs, .b_inp_popcount = meta_field(dir, "b_inp_popcount"),
-        .b_aux_density = (const uint64_t*)bad_, .b_aux_bit_len = naux, .b_aux_popcount = meta_field(dir, "b_aux_popcount"),
-        .a = (const fr_t*)sa, .b = (const fr_t*)sb, .c = (const fr_t*)sc, .abc_size = abc,
-        .inp_assignment_data = (const fr_t*)inputs, .inp_assignment_size = ninputs,
-        .aux_assignment_data = (const fr_t*)aux, .aux_assignment_size = naux,
-    };
+    Assignment x = as_assignment(&f);
     size_t n = 1;
     struct { const char* name; size_t* at; } fields[] = {
         {"a_aux_bit_len", &x.a_aux_bit_len}, {"a_aux_popcount", &x.a_aux_popcount},
