@@ -1,8 +1,10 @@
 /* A dump-assignment fixture in memory, and supraseal-c2 Assignments over
- * it: shared by the drop-in tests. Include after supraseal_c2.h and
- * common.h. */
+ * it: shared by the drop-in tests. */
 #ifndef CUZK_TEST_ASSIGNMENT_H
 #define CUZK_TEST_ASSIGNMENT_H
+
+#include "supraseal_c2.h"
+#include "common.h"
 
 typedef struct dumped {
     const char* dir;
