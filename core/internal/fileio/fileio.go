@@ -105,7 +105,15 @@ func WithMapped(path string, fn func(data []byte) error) error {
 		return fmt.Errorf("mmap %s: %w", path, err)
 	}
 	defer syscall.Munmap(data)
-	return Guard(data, func() error { return fn(data) })
+	err = Guard(data, func() error { return fn(data) })
+	if err != nil && !errors.Is(err, ErrShrank) {
+		// A cut inside a page faults nowhere: the rest of that page reads
+		// as zeros. Whatever error that caused, the cause is the cut.
+		if now, serr := f.Stat(); serr == nil && now.Size() < st.Size() {
+			return &shrankError{mapped: st.Size(), now: now.Size()}
+		}
+	}
+	return err
 }
 
 // Decode maps path and runs decode on its bytes. Errors from opening or
@@ -119,8 +127,9 @@ func Decode(pkg, path string, decode func(data []byte) error) error {
 		decodeErr = decode(data)
 		return decodeErr
 	})
-	if errors.Is(err, ErrShrank) || errors.Is(decodeErr, ErrShrank) {
-		return fmt.Errorf("%s: %s: %w", pkg, path, ErrShrank)
+	var shrank *shrankError
+	if errors.As(err, &shrank) {
+		return fmt.Errorf("%s: %s: %w: %s", pkg, path, ErrShrank, shrank.detail())
 	}
 	if decodeErr != nil {
 		return decodeErr

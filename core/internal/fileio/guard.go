@@ -12,10 +12,23 @@ import (
 // past the new end raise SIGBUS, which would kill the process unguarded.
 var ErrShrank = errors.New("the file shrank while it was read (truncated by another process?)")
 
-// shrankError is the fault Guard recovers, or re-raises from a goroutine.
-type shrankError struct{ off uintptr }
+// shrankError is the fault Guard recovers, or re-raises from a goroutine;
+// or, found after a failed read, a file shorter than its mapping (the
+// bytes past the new end of the last page read as zeros, which decode as
+// garbage rather than fault).
+type shrankError struct {
+	off         uintptr // where the read faulted, or
+	mapped, now int64   // the sizes when mapped and after the failure
+}
 
-func (e *shrankError) Error() string { return fmt.Sprintf("%v (fault at offset %d)", ErrShrank, e.off) }
+func (e *shrankError) detail() string {
+	if e.mapped > 0 {
+		return fmt.Sprintf("%d bytes when mapped, %d after", e.mapped, e.now)
+	}
+	return fmt.Sprintf("fault at offset %d", e.off)
+}
+
+func (e *shrankError) Error() string { return fmt.Sprintf("%v: %s", ErrShrank, e.detail()) }
 func (e *shrankError) Unwrap() error { return ErrShrank }
 
 // Guard runs fn in the calling goroutine with memory faults turned into
