@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/internal/filetest"
 )
 
 // bigKeyFile writes a key spanning many pages (the same valid point
@@ -88,26 +88,17 @@ func TestContentKeyOfShrunkMapping(t *testing.T) {
 	require.ErrorIs(t, err, fileio.ErrShrank)
 }
 
-// TestNonRegularRefused: a FIFO (which blocks an open for reading until a
-// writer comes), a directory and a device are refused at once by every
-// reader of parameter files.
+// TestNonRegularRefused: a FIFO, a directory and a device are refused at
+// once by every reader of parameter files.
 func TestNonRegularRefused(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo.params")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	for _, path := range []string{fifo, t.TempDir(), "/dev/zero"} {
+	for _, path := range filetest.NonRegular(t) {
 		for name, read := range map[string]func() error{
 			"proving key":   func() error { _, err := ReadProvingKey(path, Options{}); return err },
 			"verifying key": func() error { _, err := ReadVerifyingKey(path, Options{}); return err },
 			"record add":    func() error { return OpenRecord(t.TempDir()).AddFile(path, ValidationSetup, 0) },
 		} {
-			errc := make(chan error, 1)
-			go func() { errc <- read() }()
-			select {
-			case err := <-errc:
-				require.ErrorIs(t, err, fileio.ErrNotRegular, "%s of %s", name, path)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s of %s: still blocked after 10s", name, path)
-			}
+			err := filetest.Promptly(t, name+" of "+path, read)
+			require.ErrorIs(t, err, fileio.ErrNotRegular, "%s of %s", name, path)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/internal/filetest"
 	"github.com/cuzk/cuzk/core/internal/r1cstest"
 )
 
@@ -23,26 +24,16 @@ func proved(t *testing.T) func(name string) string {
 	return p
 }
 
-// cliWithin runs the command line, failing the test if it has not
-// returned within a minute (a blocked open never returns).
+// cliWithin runs the command line under filetest.Promptly.
 func cliWithin(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	type result struct {
-		code int
-		errs string
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, _, errs := cli(t, args...)
-		done <- result{code, errs}
-	}()
-	select {
-	case r := <-done:
-		return r.code, r.errs
-	case <-time.After(time.Minute):
-		t.Fatalf("%v: still running after a minute", args)
-		return 0, ""
-	}
+	var code int
+	var errs string
+	filetest.Promptly(t, strings.Join(args, " "), func() error {
+		code, _, errs = cli(t, args...)
+		return nil
+	})
+	return code, errs
 }
 
 // TestFIFOInputsRefused gives a FIFO as each input path of each command:

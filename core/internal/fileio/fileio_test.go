@@ -6,11 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/filetest"
 )
 
 // entries lists dir's names.
@@ -97,21 +98,13 @@ func TestWriteAtomicCleansStaleTemporaries(t *testing.T) {
 }
 
 func TestNonRegularRefusedAtOnce(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-	for _, path := range []string{fifo, t.TempDir(), "/dev/zero"} {
+	for _, path := range filetest.NonRegular(t) {
 		for name, read := range map[string]func() error{
 			"ReadFile":   func() error { _, err := ReadFile(path, 1<<20); return err },
 			"WithMapped": func() error { return WithMapped(path, func([]byte) error { return nil }) },
 		} {
-			errc := make(chan error, 1)
-			go func() { errc <- read() }()
-			select {
-			case err := <-errc:
-				require.ErrorIs(t, err, ErrNotRegular, "%s(%s)", name, path)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s(%s): still blocked after 10s", name, path)
-			}
+			err := filetest.Promptly(t, name+"("+path+")", read)
+			require.ErrorIs(t, err, ErrNotRegular, "%s(%s)", name, path)
 		}
 	}
 }
