@@ -180,14 +180,21 @@ func (r *reader) decodeParallel(section string, n, size int, decode func(i int) 
 		go func(t int) {
 			defer wg.Done()
 			firstBad[t] = -1
-			for i := t * chunk; i < min((t+1)*chunk, n); i++ {
-				if err := decode(i); err != nil {
-					firstBad[t], errs[t] = i, err
-					return
+			i := t * chunk
+			// The points are read from a mapping: guard this goroutine
+			// against the file shrinking underneath.
+			if err := fileio.Guard(r.data, func() error {
+				for ; i < min((t+1)*chunk, n); i++ {
+					if err := decode(i); err != nil {
+						return err
+					}
+					if r.progress != nil && (i+1-t*chunk)%progressEvery == 0 {
+						r.progress(StageDecode, r.decoded.Add(progressEvery*int64(size)), int64(len(r.data)))
+					}
 				}
-				if r.progress != nil && (i+1-t*chunk)%progressEvery == 0 {
-					r.progress(StageDecode, r.decoded.Add(progressEvery*int64(size)), int64(len(r.data)))
-				}
+				return nil
+			}); err != nil {
+				firstBad[t], errs[t] = i, err
 			}
 		}(t)
 	}
