@@ -24,7 +24,8 @@ const SEED: u32 = 7;
 
 /// The repository's root (bindings/rust/../..).
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
 }
 
 /// The fixture directory, generated if needed (see the module's doc).
@@ -111,7 +112,7 @@ fn cuzk_binary() -> PathBuf {
         .args(["build", "-o", "bin/cuzk", "./core/cmd/cuzk"])
         .current_dir(&root)
         .output()
-        .unwrap_or_else(|e| panic!("{how} (`go build` could not run: {e})"));
+        .unwrap_or_else(|e| panic!("{how} (building it with `go build` failed: go: {e})"));
     assert!(out.status.success(), "{how} (`go build` failed: {}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     bin
 }
