@@ -4,6 +4,7 @@ The lookup runs in child processes: the library loads once per process."""
 import ctypes
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,11 +43,11 @@ def header_codes():
             re.findall(r"(CUZK_ERR_\w+)\s*=\s*(\d+)", header_text(HEADERS[0]))}
 
 
-def run_child(code, **env):
-    """Runs Python code importing the source package; returns (rc, stdout, stderr)."""
+def run_child(code, path=SRC, **env):
+    """Runs Python code importing the package from path; returns (rc, stdout, stderr)."""
     e = {k: v for k, v in os.environ.items() if k not in ("CUZK_LIB", "CUZK_LOG_LEVEL")}
     e.update(env)
-    e["PYTHONPATH"] = SRC
+    e["PYTHONPATH"] = path
     p = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
                        timeout=300)
     return p.returncode, p.stdout, p.stderr
@@ -163,6 +164,17 @@ class LookupTest(unittest.TestCase):
                                  "and cuzk.loaded_path())")
         self.assertEqual(rc, 0, err)
         self.assertEqual(out.strip(), os.path.join(ROOT, "build", "libcuzk.so"))
+
+
+    def test_a_bundled_copy_comes_before_the_checkout(self):
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(os.path.join(SRC, "cuzk"), os.path.join(d, "cuzk"))
+            bundled = os.path.join(d, "cuzk", "libcuzk.so")
+            shutil.copy(os.path.join(ROOT, "build", "libcuzk.so"), bundled)
+            rc, out, err = run_child("import cuzk; cuzk.load_library(); print(cuzk.loaded_path())",
+                                     path=d)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out.strip(), bundled)
 
 
 class LoggingTest(unittest.TestCase):
