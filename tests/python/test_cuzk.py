@@ -82,10 +82,11 @@ class ProverTest(unittest.TestCase):
         with self.assertRaises(cuzk.BadFileError) as cm:
             self.p.load_params("x", os.path.join(WORK, "c.r1cs"))
         self.assertEqual(cm.exception.code, cuzk.BAD_FILE)
-        with self.assertRaises(cuzk.DeadlineError) as cm:
-            with self.p.submit("c", [(self.inputs, self.aux)] * 8) as job:
+        with self.p.submit("c", [(self.inputs, self.aux)] * 8) as job:
+            with self.assertRaises(cuzk.DeadlineError) as cm:
                 job.wait(timeout_ms=1)
-        self.assertEqual(cm.exception.code, cuzk.TIMEOUT)
+            self.assertEqual(cm.exception.code, cuzk.TIMEOUT)
+            self.assertEqual(len(job.wait()[0]), 8)  # still running after the timeout
         with self.p.submit("c", [(self.inputs, self.aux)] * 4, request_id="py-dup") as first:
             with self.assertRaises(cuzk.BusyError) as cm:
                 self.p.submit("c", [(self.inputs, self.aux)], request_id="py-dup")

@@ -8,7 +8,7 @@ from ctypes import POINTER, c_uint8, c_uint64
 
 from . import library
 from .elements import ELEMENT_SIZE
-from .errors import error_for
+from .errors import TIMEOUT, CuzkError, error_for
 from .library import Request as _Request, Result as _Result, Witness as _Witness
 
 CANONICAL = 1
@@ -42,32 +42,11 @@ def _buf(data):
     return arr, ctypes.cast(arr, POINTER(c_uint8))
 
 
-class Job:
-    """An asynchronous proof. wait() returns the proofs; close() (or leaving
-    a with block) cancels it if it has not been waited for."""
-
-    def __init__(self, lib, handle, keep):
-        self._lib, self.handle, self._keep, self._done = lib, handle, keep, False
-
-    def wait(self, timeout_ms=0):
-        res = _Result()
-        _check(self._lib.cuzk_await(self.handle, timeout_ms, ctypes.byref(res)))
-        self._done = True
-        return _proofs(self._lib, res)
-
-    def cancel(self):
-        if not self._done:
-            _check(self._lib.cuzk_cancel(self.handle))
+class _Closing:
+    """close() on leaving a with block and when collected."""
 
     def close(self):
-        if not self._done:
-            try:
-                self.cancel()
-                self._lib.cuzk_await(self.handle, 0, ctypes.byref(_Result()))
-            except Exception:
-                pass
-            self._done = True
-        self._keep = None
+        raise NotImplementedError
 
     def __enter__(self):
         return self
@@ -82,6 +61,38 @@ class Job:
             pass
 
 
+class Job(_Closing):
+    """An asynchronous proof. wait() returns the proofs; close() (or leaving
+    a with block) cancels it if it has not been waited for."""
+
+    def __init__(self, lib, handle, keep):
+        self._lib, self.handle, self._keep, self._done = lib, handle, keep, False
+
+    def wait(self, timeout_ms=0):
+        """The proofs and report; DeadlineError when timeout_ms passes first
+        (the job keeps running and can be waited for again)."""
+        res = _Result()
+        err = self._lib.cuzk_await(self.handle, timeout_ms, ctypes.byref(res))
+        if err.code != TIMEOUT:
+            self._done = True  # every other return consumes the handle
+        _check(err)
+        return _proofs(self._lib, res)
+
+    def cancel(self):
+        if not self._done:
+            _check(self._lib.cuzk_cancel(self.handle))
+
+    def close(self):
+        if not self._done:
+            try:
+                self.cancel()
+                self.wait()  # consumes the handle; reports CANCELLED
+            except CuzkError:
+                pass
+            self._done = True
+        self._keep = None
+
+
 def _proofs(lib, res):
     try:
         data = ctypes.string_at(res.proofs, res.proofs_len)
@@ -92,7 +103,7 @@ def _proofs(lib, res):
     return proofs, report
 
 
-class Prover:
+class Prover(_Closing):
     """The process-wide cuzk engine. Usable with `with`; close() cancels the
     jobs this object submitted and not yet awaited."""
 
@@ -217,15 +228,3 @@ class Prover:
         for job in self._jobs:
             job.close()
         self._jobs = []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
