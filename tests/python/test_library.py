@@ -194,6 +194,34 @@ class LoggingTest(unittest.TestCase):
                                  CUZK_LOG_LEVEL="error")
         self.assertEqual(out.strip(), "error", "an operator's CUZK_LOG_LEVEL wins")
 
+    def test_forwarded_lines_become_records(self):
+        code = (
+            "import logging, sys, time, cuzk\n"
+            "lib_log = cuzk.forward_library_log()\n"
+            "got = []\n"
+            "class H(logging.Handler):\n"
+            "    def emit(self, r): got.append(r)\n"
+            "lib_log.addHandler(H()); lib_log.propagate = False\n"
+            "cuzk.Prover(config='[daemon]\\nlisten = \"0.0.0.0:9820\"\\n')\n"
+            "sys.stderr.write('a plain line\\n'); sys.stderr.flush()\n"
+            "deadline = time.time() + 10\n"
+            "while not any('daemon.listen' in r.getMessage() for r in got) and time.time() < deadline:\n"
+            "    time.sleep(0.05)\n"
+            "for r in got:\n"
+            "    print(r.levelname, r.getMessage())\n")
+        rc, out, err = run_child(code)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"(?m)^WARNING config: daemon\.listen .* is ignored")
+        self.assertNotIn("daemon.listen", err)
+        self.assertIn("a plain line", err)
+
+    def test_parse_line(self):
+        from cuzk import logforward
+        self.assertEqual(logforward.parse_line('time=t level=WARN msg="a \\"b\\"" k=1'),
+                         (30, 'a "b"', "k=1"))
+        self.assertEqual(logforward.parse_line("time=t level=DEBUG+2 msg=x"), (12, "x", ""))
+        self.assertIsNone(logforward.parse_line("Traceback (most recent call last):"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -18,7 +18,8 @@ libcuzk.so beside this package, build/libcuzk.so of the repository when run
 from a checkout, the system loader. A wrong explicit path raises
 LibraryError naming it. The library's log goes to stderr at the level of
 CUZK_LOG_LEVEL, which the binding sets from the "cuzk" logger's level when
-it is unset (see cuzk.library).
+it is unset (see cuzk.library); forward_library_log() (opt-in) turns those
+lines into records of the logger "cuzk.lib" (see cuzk.logforward).
 """
 
 from .elements import ELEMENT_SIZE, FIELD_MODULUS, decode, elements, to_montgomery
@@ -28,6 +29,7 @@ from .errors import (BAD_FILE, BUSY, CANCELLED, CONFIG, ERRORS, INTERNAL, INVALI
                      DeadlineError, InternalError, InvalidArgumentError, InvalidProofError,
                      LibraryError, NotFoundError, NotVerifiedError, UnsatisfiedError, error_for)
 from .library import load_library, loaded_path
+from .logforward import forward_library_log
 from .prover import (CANONICAL, PRIORITY_CRITICAL, PRIORITY_HIGH, PRIORITY_LOW, PRIORITY_NORMAL,
                      PROOF_SIZE, TRUSTED_PARAMS, Job, Prover)
 from .wtns import Wtns, WtnsError, parse_wtns, read_wtns
@@ -35,7 +37,7 @@ from .wtns import Wtns, WtnsError, parse_wtns, read_wtns
 __version__ = "0.1.0"
 
 __all__ = [
-    "Prover", "Job", "load_library", "loaded_path", "read_wtns", "parse_wtns", "Wtns",
+    "Prover", "Job", "load_library", "loaded_path", "forward_library_log", "read_wtns", "parse_wtns", "Wtns",
     "WtnsError", "elements", "to_montgomery", "decode", "ELEMENT_SIZE", "FIELD_MODULUS",
     "CANONICAL", "TRUSTED_PARAMS", "PRIORITY_LOW", "PRIORITY_NORMAL", "PRIORITY_HIGH",
     "PRIORITY_CRITICAL", "PROOF_SIZE", "CuzkError", "LibraryError", "ERRORS", "error_for",
