@@ -139,7 +139,7 @@ class LookupTest(unittest.TestCase):
             self.assertIn("does not load", err)
 
     def test_another_shared_library_is_refused(self):
-        code = ("import ctypes, ctypes.util, os, cuzk\n"
+        code = ("import cuzk\n"
                 "p = [l.split()[-1] for l in open('/proc/self/maps') if 'libc.so' in l "
                 "or 'libc-' in l][0]\n"
                 "try:\n    cuzk.load_library(p)\n"
@@ -175,6 +175,16 @@ class LookupTest(unittest.TestCase):
                                      path=d)
             self.assertEqual(rc, 0, err)
             self.assertEqual(out.strip(), bundled)
+
+    def test_a_broken_bundled_copy_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(os.path.join(SRC, "cuzk"), os.path.join(d, "cuzk"))
+            bundled = os.path.join(d, "cuzk", "libcuzk.so")
+            with open(bundled, "wb") as f:
+                f.write(b"truncated")
+            rc, out, err = run_child("import cuzk; cuzk.load_library()", path=d)
+            self.assertNotEqual(rc, 0)
+            self.assertIn(f"library {bundled} does not load", err)
 
 
 class LoggingTest(unittest.TestCase):

@@ -12,7 +12,9 @@ The library is looked for in this order; the first rule that applies wins:
 
 A path given by rule 1 or 2 is used or refused: when it does not exist or
 is not libcuzk (it does not load, or lacks cuzk_version), LibraryError names
-it, and no other copy is tried in its place.
+it, and no other copy is tried in its place. Rules 3 to 5 move on only when
+the file is absent: a bundled or built copy that is there but broken is an
+error too.
 
 The library writes its log (Go's slog text lines) to the process's stderr
 at the level CUZK_LOG_LEVEL names, read once when the library loads. When
@@ -237,11 +239,16 @@ def load_library(path=None):
         tried = []
         lib = None
         for cand, is_explicit in candidates(path):
+            # Only absence moves on to the next rule: a file that is there
+            # but is not libcuzk is an error, never a reason to load another.
+            if not is_explicit and os.sep in cand and not os.path.isfile(cand):
+                tried.append(f"{cand}: no such file")
+                continue
             try:
                 lib, where = _open(cand, is_explicit)
                 break
             except LibraryError as e:
-                if is_explicit:
+                if is_explicit or os.sep in cand:
                     raise
                 tried.append(str(e))
         if lib is None:
