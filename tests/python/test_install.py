@@ -33,7 +33,10 @@ class InstallTest(unittest.TestCase):
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-cache-dir", "--quiet",
                             "--target", target, os.path.join(ROOT, "bindings", "python")],
                            env=env, check=True, cwd=target)
-            self.assertTrue(os.path.isfile(os.path.join(target, "cuzk", "wtns.py")))
+            src = os.path.join(ROOT, "bindings", "python", "cuzk")
+            modules = sorted(f for f in os.listdir(src) if f.endswith(".py"))
+            self.assertEqual(sorted(f for f in os.listdir(os.path.join(target, "cuzk"))
+                                    if f.endswith(".py")), modules)
             self.assertTrue(any(n.startswith("cuzk-") and n.endswith(".dist-info")
                                 for n in os.listdir(target)))
             lib = os.path.join(ROOT, "build", "libcuzk.so")

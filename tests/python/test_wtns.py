@@ -50,8 +50,16 @@ class WtnsTest(unittest.TestCase):
         self.assertEqual(cuzk.to_montgomery(cuzk.decode(inputs)), read("inputs.bin"))
         self.assertEqual(cuzk.to_montgomery(cuzk.decode(aux)), read("aux.bin"))
 
+    def test_r1cs_num_inputs(self):
+        self.assertEqual(cuzk.r1cs_num_inputs(os.path.join(WORK, "c.r1cs")),
+                         self.meta["num_inputs"])
+        with self.assertRaises(cuzk.WtnsError) as cm:
+            cuzk.r1cs_num_inputs(os.path.join(WORK, "w.wtns"))
+        self.assertIn("w.wtns: bad magic", str(cm.exception))
+        self.assertIn("not a circom .r1cs file", str(cm.exception))
+
     def test_prove_from_the_wtns(self):
-        inputs, aux = self.w.split(self.meta["num_inputs"])
+        inputs, aux = self.w.split(cuzk.r1cs_num_inputs(os.path.join(WORK, "c.r1cs")))
         with cuzk.Prover() as p:
             p.register_circuit("wtns", os.path.join(WORK, "c.r1cs"))
             p.load_params("wtns", os.path.join(WORK, "c.params"))

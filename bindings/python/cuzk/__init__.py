@@ -5,13 +5,13 @@
         p.register_circuit("c", "c.r1cs")
         p.load_params("c", "c.params")
         w = cuzk.read_wtns("c.wtns")
-        inputs, aux = w.split(num_inputs)
+        inputs, aux = w.split(cuzk.r1cs_num_inputs("c.r1cs"))
         proofs = p.prove("c", [(inputs, aux)], canonical=True)
         p.verify("c", proofs, [inputs[32:]], canonical=True)
 
 Modules: library (finding libcuzk.so, the declaration of every C export),
 errors (CuzkError and one subclass per status code), prover (Prover, Job),
-wtns (circom .wtns reader), elements (field-element encodings).
+circom (circom .wtns reader, .r1cs header), elements (field-element encodings).
 
 The library is found through, in order: the lib_path argument, CUZK_LIB,
 libcuzk.so beside this package, build/libcuzk.so of the repository when run
@@ -32,12 +32,13 @@ from .library import load_library, loaded_path
 from .logforward import forward_library_log
 from .prover import (CANONICAL, PRIORITY_CRITICAL, PRIORITY_HIGH, PRIORITY_LOW, PRIORITY_NORMAL,
                      PROOF_SIZE, TRUSTED_PARAMS, Job, Prover)
-from .wtns import Wtns, WtnsError, parse_wtns, read_wtns
+from .circom import Wtns, WtnsError, parse_wtns, r1cs_num_inputs, read_wtns
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Prover", "Job", "load_library", "loaded_path", "forward_library_log", "read_wtns", "parse_wtns", "Wtns",
+    "Prover", "Job", "load_library", "loaded_path", "forward_library_log", "read_wtns",
+    "r1cs_num_inputs", "parse_wtns", "Wtns",
     "WtnsError", "elements", "to_montgomery", "decode", "ELEMENT_SIZE", "FIELD_MODULUS",
     "CANONICAL", "TRUSTED_PARAMS", "PRIORITY_LOW", "PRIORITY_NORMAL", "PRIORITY_HIGH",
     "PRIORITY_CRITICAL", "PROOF_SIZE", "CuzkError", "LibraryError", "ERRORS", "error_for",

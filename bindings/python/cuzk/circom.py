@@ -1,12 +1,18 @@
-"""A reader of circom's binary witness files (.wtns).
+"""Readers of circom's binary files: the witness (.wtns) and the header of
+a constraint system (.r1cs), which says how many of the witness's values are
+public inputs.
 
-Layout (all integers little-endian):
+Both files are (all integers little-endian):
 
-    "wtns"  u32 version  u32 number of sections
+    magic ("wtns" or "r1cs")  u32 version  u32 number of sections
     then each section: u32 type  u64 byte length  body
-    section 1 (header): u32 n8 (bytes per field element), the prime (n8
-                        bytes), u32 number of witness values
-    section 2 (values): number-of-values elements of n8 bytes each
+
+.wtns: section 1 (header): u32 n8 (bytes per field element), the prime (n8
+       bytes), u32 number of witness values;
+       section 2 (values): number-of-values elements of n8 bytes each.
+.r1cs: section 1 (header): u32 n8, the prime, u32 wires, u32 public
+       outputs, u32 public inputs, u32 private inputs, u64 labels,
+       u32 constraints (the constraints, section 2, are not read here).
 
 The values are canonical integers below the prime, wire 0 being the
 constant ONE, then circom's public wires (outputs, public inputs), then the
@@ -17,12 +23,12 @@ import struct
 
 from .elements import ELEMENT_SIZE, FIELD_MODULUS
 
-MAGIC = b"wtns"
 HEADER_SECTION, VALUES_SECTION = 1, 2
 
 
 class WtnsError(ValueError):
-    """A file that is not a readable BLS12-381 .wtns; the message names the file."""
+    """A file that is not a readable BLS12-381 circom file (.wtns, or the
+    .r1cs header); the message names the file."""
 
 
 class Wtns:
@@ -55,18 +61,19 @@ def read_wtns(path):
     return parse_wtns(data, name=str(path))
 
 
-def parse_wtns(data, name="wtns"):
-    """Parses the bytes of a .wtns file (see the module doc)."""
+def _sections(data, magic, name, want):
+    """The sections of a circom binary file by type, checked against its length."""
     def bad(msg):
         return WtnsError(f"{name}: {msg}")
 
+    kind = magic.decode()
     if len(data) < 12:
-        raise bad(f"{len(data)} bytes is too short for a .wtns file")
-    if data[:4] != MAGIC:
-        raise bad(f"bad magic {data[:4]!r}: not a circom .wtns file")
+        raise bad(f"{len(data)} bytes is too short for a .{kind} file")
+    if data[:4] != magic:
+        raise bad(f"bad magic {data[:4]!r}: not a circom .{kind} file")
     version, nsections = struct.unpack_from("<II", data, 4)
     if version not in (1, 2):
-        raise bad(f"unsupported .wtns version {version}")
+        raise bad(f"unsupported .{kind} version {version}")
     sections = {}
     off = 12
     for i in range(nsections):
@@ -82,19 +89,52 @@ def parse_wtns(data, name="wtns"):
         off += size
     if off != len(data):
         raise bad(f"{len(data) - off} bytes after the last section")
-    for typ in (HEADER_SECTION, VALUES_SECTION):
+    for typ in want:
         if typ not in sections:
             raise bad(f"no section of type {typ}")
-    hdr = sections[HEADER_SECTION]
+    return version, sections
+
+
+def _field(hdr, name):
+    """n8 of a header section whose field is BLS12-381's scalar field."""
     if len(hdr) < 4:
-        raise bad("header section shorter than 4 bytes")
+        raise WtnsError(f"{name}: header section shorter than 4 bytes")
     (n8,) = struct.unpack_from("<I", hdr, 0)
-    if len(hdr) != 4 + n8 + 4:
-        raise bad(f"header section is {len(hdr)} bytes, want {4 + n8 + 4} for {n8}-byte elements")
     prime = int.from_bytes(hdr[4:4 + n8], "little")
     if n8 != ELEMENT_SIZE or prime != FIELD_MODULUS:
-        raise bad(f"field of {n8}-byte elements with prime {prime:#x} is not BLS12-381's scalar "
-                  f"field (compile with circom --prime bls12381)")
+        raise WtnsError(f"{name}: field of {n8}-byte elements with prime {prime:#x} is not "
+                        f"BLS12-381's scalar field (compile with circom --prime bls12381)")
+    return n8
+
+
+def r1cs_num_inputs(path):
+    """The number of inputs of a circom .r1cs (ONE, public outputs and
+    public inputs): the num_inputs of Wtns.split."""
+    with open(path, "rb") as f:
+        data = f.read()
+    name = str(path)
+    _, sections = _sections(data, b"r1cs", name, (HEADER_SECTION,))
+    hdr = sections[HEADER_SECTION]
+    n8 = _field(hdr, name)
+    if len(hdr) != 4 + n8 + 28:
+        raise WtnsError(f"{name}: header section is {len(hdr)} bytes, want {4 + n8 + 28}")
+    wires, outputs, public, _ = struct.unpack_from("<IIII", hdr, 4 + n8)
+    if 1 + outputs + public > wires:
+        raise WtnsError(f"{name}: {outputs} outputs and {public} public inputs, {wires} wires")
+    return 1 + outputs + public
+
+
+def parse_wtns(data, name="wtns"):
+    """Parses the bytes of a .wtns file (see the module doc)."""
+    def bad(msg):
+        return WtnsError(f"{name}: {msg}")
+
+    version, sections = _sections(data, b"wtns", name, (HEADER_SECTION, VALUES_SECTION))
+    hdr = sections[HEADER_SECTION]
+    n8 = _field(hdr, name)
+    if len(hdr) != 4 + n8 + 4:
+        raise bad(f"header section is {len(hdr)} bytes, want {4 + n8 + 4} for {n8}-byte elements")
+    prime = FIELD_MODULUS
     (count,) = struct.unpack_from("<I", hdr, 4 + n8)
     body = sections[VALUES_SECTION]
     if len(body) != count * n8:
