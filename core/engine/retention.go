@@ -33,12 +33,21 @@ const jobOverhead = 1024
 
 // resultBytes estimates the memory a finished job holds (j.mu held).
 func resultBytes(j *job) uint64 {
-	n := uint64(jobOverhead) + uint64(len(j.proofs))*uint64(unsafe.Sizeof(params.Proof{}))
-	for i := range j.reports {
-		n += uint64(unsafe.Sizeof(j.reports[i])) + uint64(len(j.reports[i].Stages))*uint64(unsafe.Sizeof(groth16.Stage{}))
+	return resultSize(len(j.proofs), j.reports, j.err)
+}
+
+// Size estimates the memory r holds, as the retention counts it.
+func (r *Result) Size() uint64 {
+	return resultSize(len(r.Proofs), r.Partitions, r.Err)
+}
+
+func resultSize(proofs int, reports []PartitionReport, err error) uint64 {
+	n := uint64(jobOverhead) + uint64(proofs)*uint64(unsafe.Sizeof(params.Proof{}))
+	for i := range reports {
+		n += uint64(unsafe.Sizeof(reports[i])) + uint64(len(reports[i].Stages))*uint64(unsafe.Sizeof(groth16.Stage{}))
 	}
-	if j.err != nil {
-		n += uint64(len(j.err.Error()))
+	if err != nil {
+		n += uint64(len(err.Error()))
 	}
 	return n
 }
