@@ -17,10 +17,11 @@ type Pending struct {
 	job  uint64
 	eng  *engine.Engine
 	id   string // the engine's job id
+	once sync.Once
+
 	// settled is closed once nothing of the request is read any more; it is
 	// taken at submission, since awaiting lets the engine forget the job.
 	settled <-chan struct{}
-	once    sync.Once
 }
 
 // StartAssignments submits host-synthesized partitions (supraseal-c2's

@@ -29,7 +29,7 @@ type Service struct {
 	log      *slog.Logger
 	circuits map[string]*circuit
 	srs      map[string]*SRS // cached by path
-	jobs     handles // handles.go
+	jobs     handles         // handles.go
 	cudaLib  string
 
 	checker   params.SubgroupChecker    // SetSubgroupChecker
