@@ -191,7 +191,10 @@ cuzk_error cuzk_submit(const cuzk_request* req, uint64_t* job_out);
 
 /* Waits for a job, up to timeout_ms (0: no limit; saturates, see Timeouts). On CUZK_ERR_TIMEOUT the
  * job keeps running and the handle stays valid; any other return consumes
- * the handle. */
+ * the handle. A handle names its own job for the life of the process, also
+ * across cuzk_config. An ended job waits for cuzk_await holding only its
+ * result; of the ended jobs nobody awaits, the oldest are dropped past 4,096
+ * or 64 MiB of results, and awaiting those is CUZK_ERR_NOT_FOUND. */
 cuzk_error cuzk_await(uint64_t job, uint64_t timeout_ms, cuzk_result* out);
 
 /* Cancels a job: queued partitions never start, running ones stop at their

@@ -17,7 +17,8 @@
 // The pieces carry their names: queue.go (priority heap), admission.go
 // (memory budget), interlock.go (the per-device lock), dealloc.go (the
 // buffer pool and the dealloc goroutine), synthesis.go, worker.go,
-// metrics.go and status.go. The throttle is package throttle.
+// metrics.go and status.go; retention.go keeps ended jobs, their results
+// only, until they are collected. The throttle is package throttle.
 //
 // The lessons behind the shape are the reference system's (design brief,
 // section 2): keep the SRS resident, prove one partition at a time and
