@@ -27,7 +27,7 @@ all: build lib
 build: $(BIN)/cuzk
 
 $(BIN)/cuzk: FORCE
-	$(GO) build -o $@ ./core/cmd/cuzk
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $@ ./core/cmd/cuzk
 
 # libcuzk.so from capi/ (-buildmode=c-shared), with the hand-written headers
 # beside it (Go's generated header is not installed).

@@ -14,7 +14,6 @@ import "C"
 
 import (
 	"fmt"
-	"time"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -69,29 +68,67 @@ func cuzk_register_circuit_matrices(id *C.char, m *C.cuzk_matrices) C.cuzk_error
 		if m == nil {
 			return invalid("matrices is NULL")
 		}
+		if err := checkFlags("matrices flags", m.flags, C.CUZK_FLAG_CANONICAL); err != nil {
+			return err
+		}
 		canonical := m.flags&C.CUZK_FLAG_CANONICAL != 0
+		if m.num_inputs == 0 {
+			return invalid("num_inputs is 0 (it counts the constant ONE)")
+		}
+		ni, err := count("num_inputs", m.num_inputs, maxVariables)
+		if err != nil {
+			return err
+		}
+		na, err := count("num_aux", m.num_aux, maxVariables-uint64(ni))
+		if err != nil {
+			return err
+		}
+		nc, err := count("num_constraints", m.num_constraints, maxConstraints)
+		if err != nil {
+			return err
+		}
 		var ms [3]service.CSR
 		for i, cm := range []*C.cuzk_matrix{&m.a, &m.b, &m.c} {
 			if cm.row_ptr == nil {
 				return invalid("matrix %c: row_ptr is NULL", "abc"[i])
 			}
-			rows := unsafe.Slice((*uint64)(unsafe.Pointer(cm.row_ptr)), int(m.num_constraints)+1)
-			nnz := rows[len(rows)-1]
+			rows := unsafe.Slice((*uint64)(unsafe.Pointer(cm.row_ptr)), nc+1)
+			if err := checkRows("abc"[i], rows, uint64(ni+na)); err != nil {
+				return err
+			}
+			nnz := rows[nc]
 			if nnz > 0 && (cm.col == nil || cm.coeff == nil) {
 				return invalid("matrix %c: col or coeff is NULL", "abc"[i])
-			}
-			if nnz > 1<<40 {
-				return invalid("matrix %c: %d terms", "abc"[i], nnz)
 			}
 			ms[i] = service.CSR{RowPtr: rows, Col: unsafe.Slice((*uint32)(unsafe.Pointer(cm.col)), int(nnz)),
 				Coeff: bytesAt(unsafe.Pointer(cm.coeff), C.size_t(32*nnz))}
 		}
-		cs, err := service.BuildSystem(int(m.num_inputs), int(m.num_aux), int(m.num_constraints), ms, canonical)
+		cs, err := service.BuildSystem(ni, na, nc, ms, canonical)
 		if err != nil {
 			return err
 		}
 		return get().RegisterSystem(cid, cs)
 	}))
+}
+
+// checkRows bounds a matrix's row pointers before col and coeff are read:
+// they start at 0, never decrease, a row has at most one term per variable,
+// and the total is at most maxTerms; so row_ptr[num_constraints] is bounded
+// by num_constraints · variables as well.
+func checkRows(matrix byte, rows []uint64, variables uint64) error {
+	if rows[0] != 0 {
+		return invalid("matrix %c: row_ptr[0] is %d, not 0", matrix, rows[0])
+	}
+	for k := 1; k < len(rows); k++ {
+		if rows[k] < rows[k-1] || rows[k]-rows[k-1] > variables {
+			return invalid("matrix %c: row_ptr[%d] = %d after %d: a row holds 0 to %d terms (one per variable)",
+				matrix, k, rows[k], rows[k-1], variables)
+		}
+		if rows[k] > maxTerms {
+			return invalid("matrix %c: row_ptr[%d] = %d terms, more than %d", matrix, k, rows[k], uint64(maxTerms))
+		}
+	}
+	return nil
 }
 
 //export cuzk_load_params
@@ -103,6 +140,9 @@ func cuzk_load_params(id, path *C.char, flags C.uint32_t) C.cuzk_error {
 		}
 		p, err := goString(path, "params_path")
 		if err != nil {
+			return err
+		}
+		if err := checkFlags("flags", flags, C.CUZK_FLAG_TRUSTED_PARAMS); err != nil {
 			return err
 		}
 		return get().LoadParams(cid, p, flags&C.CUZK_FLAG_TRUSTED_PARAMS != 0)
@@ -131,14 +171,17 @@ func request(req *C.cuzk_request) (service.Request, error) {
 		return r, err
 	}
 	r.CircuitID = id
-	n := int(req.num_partitions)
-	if n <= 0 {
+	if req.num_partitions == 0 {
 		return r, invalid("num_partitions is 0")
 	}
-	canonical := req.flags&C.CUZK_FLAG_CANONICAL != 0
-	if req.flags&^C.CUZK_FLAG_CANONICAL != 0 {
-		return r, invalid("unknown request flags %#x", uint32(req.flags))
+	n, err := count("num_partitions", req.num_partitions, maxPartitions)
+	if err != nil {
+		return r, err
 	}
+	if err := checkFlags("request flags", req.flags, C.CUZK_FLAG_CANONICAL); err != nil {
+		return r, err
+	}
+	canonical := req.flags&C.CUZK_FLAG_CANONICAL != 0
 	switch p := int(req.priority); p {
 	case C.CUZK_PRIORITY_LOW, C.CUZK_PRIORITY_NORMAL, C.CUZK_PRIORITY_HIGH, C.CUZK_PRIORITY_CRITICAL:
 		r.Priority = engine.Priority(p + 1) // LOW -1 → engine.Low 0
@@ -148,13 +191,22 @@ func request(req *C.cuzk_request) (service.Request, error) {
 	if req.request_id != nil {
 		r.RequestID = C.GoString(req.request_id)
 	}
-	r.Timeout = time.Duration(req.timeout_ms) * time.Millisecond
+	r.Timeout = durationMS(req.timeout_ms)
 	switch {
 	case req.witnesses != nil && req.witness_fn != nil:
 		return r, invalid("give witnesses or witness_fn, not both")
 	case req.witnesses != nil:
+		// Each witness's sizes must be the circuit's before its data is read.
+		ni, na, err := get().CircuitSize(r.CircuitID)
+		if err != nil {
+			return r, err
+		}
 		ws := unsafe.Slice(req.witnesses, n)
 		for i := range ws {
+			if uint64(ws[i].num_inputs) != uint64(ni) || uint64(ws[i].num_aux) != uint64(na) {
+				return r, invalid("witness %d: num_inputs %d and num_aux %d, circuit %q has %d and %d",
+					i, uint64(ws[i].num_inputs), uint64(ws[i].num_aux), r.CircuitID, ni, na)
+			}
 			w, err := witness(i, ws[i].inputs, ws[i].num_inputs, ws[i].aux, ws[i].num_aux, canonical)
 			if err != nil {
 				return r, err
@@ -264,7 +316,7 @@ func cuzk_await(job C.uint64_t, timeoutMS C.uint64_t, out *C.cuzk_result) C.cuzk
 		if out == nil {
 			return invalid("out is NULL")
 		}
-		res, err := get().Await(uint64(job), time.Duration(timeoutMS)*time.Millisecond)
+		res, err := get().Await(uint64(job), durationMS(timeoutMS))
 		if err != nil {
 			return err
 		}
@@ -295,10 +347,28 @@ func cuzk_verify(id *C.char, proofs *C.uint8_t, proofsLen C.size_t, public *C.ui
 		if err != nil {
 			return err
 		}
-		if proofs == nil || proofsLen == 0 {
-			return invalid("no proofs")
+		if err := checkFlags("flags", flags, C.CUZK_FLAG_CANONICAL); err != nil {
+			return err
 		}
-		n := int(proofsLen) / 192
+		if proofs == nil || proofsLen == 0 {
+			return invalid("no proofs (proofs NULL or proofs_len 0)")
+		}
+		if proofsLen%192 != 0 {
+			return invalid("proofs_len %d is not a whole number of 192-byte proofs", uint64(proofsLen))
+		}
+		if uint64(proofsLen) > 192*maxPartitions {
+			return invalid("proofs_len %d is more than %d proofs", uint64(proofsLen), maxPartitions)
+		}
+		n := int(proofsLen / 192)
+		// num_public is the circuit's public inputs where it is registered,
+		// and at most the variables any circuit has otherwise.
+		limit := uint64(maxVariables)
+		if ni, _, err := get().CircuitSize(cid); err == nil {
+			limit = uint64(ni - 1)
+		}
+		if _, err := count("num_public", numPublic, limit); err != nil {
+			return err
+		}
 		if public == nil && numPublic > 0 {
 			return invalid("public_inputs is NULL")
 		}
@@ -349,9 +419,13 @@ func cuzk_set_throttle(raised C.int) {
 func cuzk_proof_compress(in unsafe.Pointer, n C.size_t, out *C.uint8_t) C.cuzk_error {
 	return toC(guard(func() error {
 		if in == nil || out == nil || n == 0 {
-			return invalid("NULL proofs or output, or no proofs")
+			return invalid("NULL proofs or output, or num_proofs 0")
 		}
-		enc, err := service.CompressProofs(unsafe.Slice((*params.Proof)(in), int(n)))
+		num, err := count("num_proofs", n, maxPartitions)
+		if err != nil {
+			return err
+		}
+		enc, err := service.CompressProofs(unsafe.Slice((*params.Proof)(in), num))
 		if err != nil {
 			return err
 		}

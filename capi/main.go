@@ -35,10 +35,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 	"unsafe"
 
 	"go.uber.org/automaxprocs/maxprocs"
@@ -58,7 +60,7 @@ var (
 func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
-		svc = service.New(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})), cudaLibPath())
+		svc = service.New(libLog(), cudaLibPath())
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -74,6 +76,12 @@ func get() *service.Service {
 }
 
 func main() {}
+
+// libLog is the library's logger (stderr, at CUZK_LOG_LEVEL): the service
+// logs through it, and guard logs a recovered panic's stack to it.
+var libLog = sync.OnceValue(func() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+})
 
 // cudaLibPath finds libcuzk_cuda.so: CUZK_CUDA_LIB, else beside this
 // library; "" when neither exists (the CPU backend then serves, and
@@ -116,11 +124,14 @@ func toC(err error) C.cuzk_error {
 	return C.cuzk_error{code: C.int32_t(code), message: C.CString(err.Error())}
 }
 
-// guard runs fn and turns a panic into an internal error.
+// guard runs fn and turns a panic into an internal error. The host gets
+// the panic's value only; the stack, with its source paths, goes to the
+// library's log at error level, where an operator reporting the bug finds it.
 func guard(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("cuzk: %w (please report): %v\n%s", errPanic, r, debug.Stack())
+			libLog().Error("cuzk: recovered a panic (please report)", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("cuzk: %w (please report): %v", errPanic, r)
 		}
 	}()
 	return fn()
@@ -128,6 +139,55 @@ func guard(fn func() error) (err error) {
 
 func invalid(format string, args ...any) error {
 	return &service.Error{Code: service.InvalidArgument, Err: fmt.Errorf("cuzk: "+format, args...)}
+}
+
+// Bounds on the counts a host passes, checked before any of its memory is
+// read or any buffer sized from them.
+const (
+	// maxPartitions bounds num_partitions, num_circuits, num_proofs and the
+	// proofs given to cuzk_verify: a Filecoin proof has at most 10
+	// partitions; 2^16 leaves room for batching without letting a wrong
+	// count size an array (and keeps 384·n far from overflow).
+	maxPartitions = 1 << 16
+	// maxVariables is r1cs's limit on inputs + aux (columns are uint32 and
+	// the prover indexes them as int32).
+	maxVariables = 1 << 31
+	// maxConstraints: BLS12-381's scalar field has 2-adicity 32, so no
+	// evaluation domain (constraints + inputs, rounded up to a power of
+	// two) has more than 2^32 points.
+	maxConstraints = 1 << 32
+	// maxTerms bounds a matrix's non-zero terms; with at most one term per
+	// variable in a row it is also at most num_constraints · variables.
+	// 2^32 terms are 128 GiB of coefficients: beyond any circuit Filecoin
+	// proves (the largest has about 2^27 constraints), and 32·maxTerms
+	// cannot overflow.
+	maxTerms = 1 << 32
+)
+
+// count checks a host count against limit; the message names the argument.
+func count(what string, v C.size_t, limit uint64) (int, error) {
+	if uint64(v) > limit {
+		return 0, invalid("%s %d is more than %d", what, uint64(v), limit)
+	}
+	return int(v), nil
+}
+
+// checkFlags refuses bits outside known; the message names the argument.
+func checkFlags(what string, flags C.uint32_t, known uint32) error {
+	if uint32(flags)&^known != 0 {
+		return invalid("%s %#x has unknown bits %#x", what, uint32(flags), uint32(flags)&^known)
+	}
+	return nil
+}
+
+// durationMS converts a host timeout in milliseconds, saturating: a value
+// beyond what time.Duration holds (2^63-1 ns, about 292 years) becomes
+// that maximum, which is no deadline in practice; it never wraps.
+func durationMS(ms C.uint64_t) time.Duration {
+	if uint64(ms) > uint64(math.MaxInt64/time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // goString copies a C string; NULL is an error naming the argument.
@@ -166,3 +226,6 @@ func logLevel() slog.Level {
 	}
 	return l
 }
+
+// cUint64 converts for the tests, which cannot name C types.
+func cUint64(v uint64) C.uint64_t { return C.uint64_t(v) }

@@ -142,8 +142,8 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 		return nil, invalid("no provers")
 	}
 	domain, maxInputs, maxAux := h.AssignmentLimits()
-	if uint64(n) > maxCircuits {
-		return nil, invalid("num_circuits %d is more than %d", uint64(n), maxCircuits)
+	if _, err := count("num_circuits", n, maxPartitions); err != nil {
+		return nil, err
 	}
 	var out []*groth16.Assignment
 	for i, p := range unsafe.Slice(provers, int(n)) {
@@ -205,11 +205,6 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 	}
 	return out, nil
 }
-
-// maxCircuits bounds num_circuits: a call proves each circuit with one
-// parameter set, and a Filecoin proof has at most 10 partitions; 2^16
-// leaves room for batching without letting a wrong count size an array.
-const maxCircuits = 1 << 16
 
 // lockOf is gpu_mtx's lock: none for NULL (each device's interlock
 // already serializes its own kernels), else the mutex it names.

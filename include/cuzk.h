@@ -7,7 +7,29 @@
  *   message is a NUL-terminated description allocated by the library; the
  *   caller releases it with cuzk_free(). Out-parameters are left untouched
  *   on failure. No function aborts the process or lets a panic escape: an
- *   internal fault is reported as CUZK_ERR_INTERNAL.
+ *   internal fault (a bug) is reported as CUZK_ERR_INTERNAL, whose message
+ *   says what failed but carries no stack or source path; the stack goes to
+ *   the library's log (stderr) at error level.
+ *
+ * Sizes and flags: every count the caller passes is checked before any of
+ * its memory is read or any buffer is sized from it, and a wrong one is
+ * CUZK_ERR_INVALID_ARGUMENT with a message naming the argument:
+ *   num_partitions, num_proofs, proofs_len / 192   1 .. 65536
+ *   cuzk_witness num_inputs, num_aux               exactly the circuit's
+ *   cuzk_verify num_public                         at most the circuit's public inputs
+ *   cuzk_matrices num_inputs + num_aux             1 .. 2^31 (num_inputs counts ONE)
+ *   cuzk_matrices num_constraints                  at most 2^32 (BLS12-381's largest domain)
+ *   row_ptr                                        starts at 0, never decreases, at most
+ *                                                  num_inputs + num_aux terms a row and
+ *                                                  2^32 terms a matrix
+ * A flag bit this header does not define for that argument is refused the
+ * same way (the message names the flags argument). The library cannot see
+ * how large the caller's buffers are: a count within these bounds that is
+ * larger than its buffer is still the caller's memory error.
+ *
+ * Timeouts: timeout_ms values too large for the library's clock (above
+ * 2^63 - 1 ns, about 292 years) are taken as that maximum, which is no
+ * deadline in practice; they never wrap to a short one.
  *
  * Field elements are 32 bytes. By default they are in Montgomery form,
  * little-endian 64-bit limbs (R = 2^256): the in-memory form of blstrs'
@@ -99,7 +121,7 @@ typedef struct cuzk_request {
     uint32_t flags;                 /* CUZK_FLAG_CANONICAL */
     int32_t priority;               /* CUZK_PRIORITY_* */
     const char* request_id;         /* optional; unique among jobs in flight (a duplicate is CUZK_ERR_BUSY) */
-    uint64_t timeout_ms;            /* 0: the configured default (none unless set) */
+    uint64_t timeout_ms;            /* 0: the configured default (none unless set); saturates (see Timeouts) */
     const uint8_t* r;               /* optional fixed randomness (tests): num_partitions elements */
     const uint8_t* s;               /* given together with r */
 } cuzk_request;
@@ -153,7 +175,8 @@ cuzk_error cuzk_register_circuit_matrices(const char* circuit_id, const cuzk_mat
  * unless flags or srs.skip_subgroup_check trust the file, in the subgroup:
  * once per file contents, remembered in srs.validation_record_dir (default
  * the platform cache directory, ~/.cache/cuzk), or by Filecoin's published
- * digest for its v28 files. Loading again replaces them. */
+ * digest for its v28 files. Loading again replaces them. flags: 0 or
+ * CUZK_FLAG_TRUSTED_PARAMS; any other bit is refused. */
 cuzk_error cuzk_load_params(const char* circuit_id, const char* params_path, uint32_t flags);
 
 /* Drops circuit_id's parameters; running jobs keep theirs until they end. */
@@ -166,9 +189,12 @@ cuzk_error cuzk_prove(const cuzk_request* req, cuzk_result* out);
  * The witnesses are copied before it returns. */
 cuzk_error cuzk_submit(const cuzk_request* req, uint64_t* job_out);
 
-/* Waits for a job, up to timeout_ms (0: no limit). On CUZK_ERR_TIMEOUT the
+/* Waits for a job, up to timeout_ms (0: no limit; saturates, see Timeouts). On CUZK_ERR_TIMEOUT the
  * job keeps running and the handle stays valid; any other return consumes
- * the handle. */
+ * the handle. A handle names its own job for the life of the process, also
+ * across cuzk_config. An ended job waits for cuzk_await holding only its
+ * result; of the ended jobs nobody awaits, the oldest are dropped past 4,096
+ * or 64 MiB of results, and awaiting those is CUZK_ERR_NOT_FOUND. */
 cuzk_error cuzk_await(uint64_t job, uint64_t timeout_ms, cuzk_result* out);
 
 /* Cancels a job: queued partitions never start, running ones stop at their
@@ -179,7 +205,7 @@ cuzk_error cuzk_cancel(uint64_t job);
 /* Releases the buffers of a result (and zeroes it). NULL is ignored. */
 void cuzk_result_free(cuzk_result* r);
 
-/* Verifies proofs (192 bytes each) of circuit_id with its loaded
+/* Verifies proofs (192 bytes each; flags 0 or CUZK_FLAG_CANONICAL) of circuit_id with its loaded
  * parameters. public_inputs holds num_public elements per proof (without
  * the constant ONE), proofs in order. CUZK_ERR_INVALID_PROOF if any fails. */
 cuzk_error cuzk_verify(const char* circuit_id, const uint8_t* proofs, size_t proofs_len,

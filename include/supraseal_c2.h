@@ -10,7 +10,13 @@
  * Errors: RustError { code, message }; code 0 is success. The message is
  * allocated by the library with malloc and released by the caller with
  * free(). Nothing aborts the host: bad arguments (null pointers, sizes that
- * do not match the SRS) come back as errors.
+ * do not match the SRS) come back as errors, code 1 with a message naming
+ * the argument, checked before any of the host's memory is read:
+ * num_circuits is 1 .. 65536; each Assignment's abc_size is at most the
+ * SRS's domain, inp/aux_assignment_size at most its inputs/aux, every
+ * bit_len equals its vector's size, every popcount is at most its bit_len
+ * and equal to the bits set. Code 11 is a bug; its message carries no
+ * stack (that goes to the library's log).
  *
  * Memory layouts (checked by tests): fr_t is 4 little-endian u64 limbs in
  * Montgomery form (R = 2^256); fp_t is 6 limbs (R = 2^384); affine points

@@ -163,28 +163,40 @@ func Default() Config {
 
 // Parse reads a configuration in TOML or JSON (a document starting with
 // '{'), over the defaults. Unknown keys and invalid values are errors that
-// name the key.
+// name the key. The reference daemon's keys are read too (see
+// ParseWarnings).
 func Parse(text string) (Config, error) {
+	cfg, _, err := ParseWarnings(text)
+	return cfg, err
+}
+
+// ParseWarnings is Parse, also returning a warning for each of the
+// reference daemon's keys it read as one of ours or ignored (reference.go).
+func ParseWarnings(text string) (Config, []string, error) {
 	cfg := Default()
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "{") {
 		var err error
 		if trimmed, err = jsonToTOML(trimmed); err != nil {
-			return cfg, err
+			return cfg, nil, err
 		}
+	}
+	trimmed, warnings, err := migrateTOML(trimmed)
+	if err != nil {
+		return cfg, nil, err
 	}
 	md, err := toml.Decode(trimmed, &cfg)
 	if err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+		return cfg, warnings, fmt.Errorf("config: %w", err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return cfg, fmt.Errorf("config: unknown key %s", strings.Join(keys, ", "))
+		return cfg, warnings, fmt.Errorf("config: unknown key %s", strings.Join(keys, ", "))
 	}
-	return cfg, cfg.Validate()
+	return cfg, warnings, cfg.Validate()
 }
 
 // jsonToTOML re-encodes a JSON document as TOML so that both formats go

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +112,44 @@ func TestBudgetAuto(t *testing.T) {
 	b, err = Default().Memory.Budget.MarshalText()
 	require.NoError(t, err)
 	require.Equal(t, "auto", string(b))
+}
+
+// The reference daemon's configuration is accepted: each of its keys read
+// as ours or ignored, with a warning that names it.
+func TestReferenceDaemonConfig(t *testing.T) {
+	text, err := os.ReadFile("testdata/reference-cuzk.toml")
+	require.NoError(t, err)
+	_, err = Parse(string(text))
+	require.NoError(t, err)
+	cfg, warnings, err := ParseWarnings(string(text))
+	require.NoError(t, err)
+	require.True(t, cfg.Memory.Budget.Auto())
+	require.Equal(t, 5*GiB, cfg.Memory.SafetyMargin)
+	require.Equal(t, 32, cfg.GPUs.G2Threads)
+	require.Equal(t, 2, cfg.GPUs.WorkersPerDevice)
+	require.Equal(t, 1, cfg.Scheduler.BatchMax)
+	require.Equal(t, Duration(10*time.Second), cfg.Scheduler.BatchWait)
+	require.Equal(t, 2, cfg.Synthesis.QueueDepth)
+	for _, r := range referenceKeys {
+		found := false
+		for _, w := range warnings {
+			found = found || strings.Contains(w, r.key+" (the reference daemon's)")
+		}
+		require.True(t, found, "a warning names %s", r.key)
+	}
+	require.Len(t, warnings, len(referenceKeys))
+
+	// JSON too, and a key given under both names is refused.
+	cfg, _, err = ParseWarnings(`{"memory": {"total_budget": "48GiB"}, "scheduler": {"max_batch_wait_ms": 250}}`)
+	require.NoError(t, err)
+	require.Equal(t, AutoSize(48*GiB), cfg.Memory.Budget)
+	require.Equal(t, Duration(250*time.Millisecond), cfg.Scheduler.BatchWait)
+	_, _, err = ParseWarnings("[memory]\nbudget = \"8GiB\"\ntotal_budget = \"9GiB\"\n")
+	require.ErrorContains(t, err, "memory.budget and memory.total_budget")
+	_, _, err = ParseWarnings("[scheduler]\nmax_batch_wait_ms = \"soon\"\n")
+	require.ErrorContains(t, err, "max_batch_wait_ms")
+	// Our own keys give no warning.
+	_, warnings, err = ParseWarnings("[memory]\nbudget = \"auto\"\n")
+	require.NoError(t, err)
+	require.Empty(t, warnings)
 }

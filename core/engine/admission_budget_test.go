@@ -3,9 +3,11 @@ package engine
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 )
 
@@ -89,4 +91,37 @@ func TestPoolKeepsBuffersWithinTheBudget(t *testing.T) {
 	require.Zero(t, p.stats().Pooled)
 	require.EqualValues(t, 2, p.stats().Frees)
 	require.Zero(t, p.stats().Mapped)
+}
+
+// TestCloseEndsQueuedPartitions: partitions waiting in a device queue when
+// the engine closes end too: their buffers are freed and a caller waiting
+// for the job to let go of its memory (start, finalize) is released.
+func TestCloseEndsQueuedPartitions(t *testing.T) {
+	f := testCircuit(t)
+	be := &hookBackend{name: "fake0"}
+	cfg := oneWorker(testConfig())
+	cfg.Synthesis.QueueDepth = 2
+	e, err := New(cfg, Options{Devices: []backend.Backend{be}})
+	require.NoError(t, err)
+	open := be.setGate(t)
+	id, err := e.Submit(f.request("", 6, Normal))
+	require.NoError(t, err)
+	settled, err := e.Settled(id)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(e.devQ) == cap(e.devQ) }, 10*time.Second, time.Millisecond,
+		"partitions synthesized and queued behind the gated one")
+	closed := make(chan struct{})
+	go func() { e.Close(); close(closed) }()
+	open()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	select {
+	case <-settled:
+	default:
+		t.Fatal("the job's queued partitions still hold its memory after Close")
+	}
+	require.Zero(t, e.pool.stats().Mapped, "every buffer freed")
 }

@@ -40,6 +40,10 @@ type Options struct {
 	// (the host layer resolves CUZK_CUDA_LIB or the library's own
 	// directory); empty means no GPU backend.
 	CUDALib string
+	// RetainJobs and RetainBytes bound the finished jobs kept for Await
+	// (retention.go); zero means FinishedKept and FinishedKeptBytes.
+	RetainJobs  int
+	RetainBytes uint64
 }
 
 // device is a GPU or the CPU, with its interlock and workers.
@@ -95,8 +99,7 @@ type Engine struct {
 	q        queue
 	batch    []*job // jobs being dispatched together (same circuit)
 	jobs     map[string]*job
-	finished map[string]*job
-	order    []string // finished ids, oldest first (bounded retention)
+	finished *retention // ended jobs not yet collected (retention.go)
 	kick     chan struct{}
 	closed   bool
 	nextID   atomic.Int64
@@ -109,9 +112,6 @@ type Engine struct {
 
 // errEnded cancels the context of a job that has ended.
 var errEnded = errors.New("engine: job ended")
-
-// finishedKept bounds how many finished jobs Await can still find.
-const finishedKept = 4096
 
 // New starts an engine with cfg.
 func New(cfg config.Config, opt Options) (*Engine, error) {
@@ -130,7 +130,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		adm:      newAdmission(budget),
 		pool:     newPool(poolMax(cfg.Memory, budget), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
-		finished: map[string]*job{},
+		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
 		kick:     make(chan struct{}, 1),
 		synthQ:   make(chan *task),
 		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
@@ -288,7 +288,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	if _, dup := e.jobs[id]; dup {
 		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
 	}
-	j := &job{id: id, req: req, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
+	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),
 		partDone: make([]bool, len(req.Partitions)), inputs: newInputCounts(len(req.Partitions))}
 	deadline := req.Deadline
@@ -394,7 +394,7 @@ func (e *Engine) Cancel(id string) error {
 	e.mu.Lock()
 	j, ok := e.jobs[id]
 	if !ok {
-		_, fin := e.finished[id]
+		fin := e.finished.get(id) != nil
 		e.mu.Unlock()
 		if fin {
 			return nil
@@ -464,13 +464,46 @@ func (e *Engine) maybeEnd(j *job) {
 	e.mu.Lock()
 	settleUntaken(j)
 	delete(e.jobs, j.id)
-	e.finished[j.id] = j
-	e.order = append(e.order, j.id)
-	if len(e.order) > finishedKept {
-		delete(e.finished, e.order[0])
-		e.order = e.order[1:]
+	e.finished.add(j, resultBytes(j))
+	if j.inputs.tasksLeft <= 0 {
+		dropRequest(j)
 	}
 	e.mu.Unlock()
+}
+
+// releaseRequest drops the request of an ended job once its last running
+// partition has left the pipeline (j.mu held).
+func (e *Engine) releaseRequest(j *job) {
+	if !j.state.ended() || j.inputs.tasksLeft > 0 {
+		return
+	}
+	e.mu.Lock()
+	dropRequest(j)
+	e.mu.Unlock()
+}
+
+// dropRequest lets go of everything the request holds: witnesses, host
+// assignments, witness callbacks, the circuit and its parameters, the
+// interlock (j.mu and e.mu held; nothing reads j.req any more: the job
+// has left the queue and every task has finished).
+func dropRequest(j *job) {
+	j.req = Request{ID: j.req.ID}
+}
+
+// Forget drops finished job id from the jobs kept for Await (its caller
+// has collected it); a job in flight or unknown is left alone.
+func (e *Engine) Forget(id string) {
+	e.mu.Lock()
+	e.finished.forget(id)
+	e.mu.Unlock()
+}
+
+// Known reports whether job id is in flight or kept for Await.
+func (e *Engine) Known(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.jobs[id]
+	return ok || e.finished.get(id) != nil
 }
 
 // Await waits up to timeout (0 = no limit) for job id to end and returns
@@ -489,13 +522,10 @@ func (e *Engine) Await(id string, timeout time.Duration) (Result, error) {
 // Wait waits until job id ends or ctx is done.
 func (e *Engine) Wait(ctx context.Context, id string) (Result, error) {
 	e.mu.Lock()
-	j, ok := e.jobs[id]
-	if !ok {
-		j, ok = e.finished[id]
-	}
+	j, err := e.lookupLocked(id)
 	e.mu.Unlock()
-	if !ok {
-		return Result{}, fmt.Errorf("%w: %q", ErrUnknownJob, id)
+	if err != nil {
+		return Result{}, err
 	}
 	select {
 	case <-j.done:
@@ -516,6 +546,7 @@ func (e *Engine) Prove(ctx context.Context, req Request) ([]params.Proof, []Part
 		_ = e.Cancel(id)
 		return nil, nil, err
 	}
+	e.Forget(id)
 	if res.Err != nil {
 		return nil, res.Partitions, res.Err
 	}
@@ -540,8 +571,26 @@ func (e *Engine) Close() {
 	}
 	close(e.closing)
 	e.wg.Wait()
+	// Partitions left in the device queues end too: their buffers go back
+	// and their callers' waits (start, finalize) end.
+	for _, q := range e.deviceQueues() {
+		for len(q) > 0 {
+			e.finishTask(<-q, ErrClosed)
+		}
+	}
 	e.pool.close()
 	e.closeBackends() // after the pool, which unpins its buffers through a backend
+}
+
+// deviceQueues lists the shared device queue and each device's own.
+func (e *Engine) deviceQueues() []chan *task {
+	qs := []chan *task{e.devQ}
+	for _, d := range e.devices {
+		if d.q != nil {
+			qs = append(qs, d.q)
+		}
+	}
+	return qs
 }
 
 // dispatch feeds partitions to the synthesis goroutines in priority order.
@@ -665,6 +714,7 @@ func (e *Engine) finishTask(t *task, err error) {
 	}
 	settleTask(j)
 	e.maybeEnd(j)
+	e.releaseRequest(j)
 	j.mu.Unlock()
 	// after the job has learnt of err, so that a waiting start sees it
 	e.releaseABC(t)

@@ -90,14 +90,18 @@ func (e *Engine) Settled(id string) (<-chan struct{}, error) {
 func (e *Engine) lookup(id string) (*job, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	j, ok := e.jobs[id]
-	if !ok {
-		j, ok = e.finished[id]
+	return e.lookupLocked(id)
+}
+
+// lookupLocked finds job id in flight or kept (e.mu held).
+func (e *Engine) lookupLocked(id string) (*job, error) {
+	if j, ok := e.jobs[id]; ok {
+		return j, nil
 	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownJob, id)
+	if j := e.finished.get(id); j != nil {
+		return j, nil
 	}
-	return j, nil
+	return nil, fmt.Errorf("%w: %q", ErrUnknownJob, id)
 }
 
 // Peek returns job id's result if it has ended, without waiting.

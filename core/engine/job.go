@@ -127,7 +127,10 @@ type Result struct {
 // job is a request in the engine.
 type job struct {
 	id  string
-	req Request
+	req Request // emptied once the job has ended and settled (dropRequest)
+	// what status shows of the request, kept apart from it
+	circuit  string
+	priority Priority
 
 	// queue bookkeeping, guarded by Engine.mu
 	index  int
@@ -150,6 +153,11 @@ type job struct {
 	submitted time.Time
 	ended     time.Time
 	inputs    inputCounts // see inputs.go
+	keptBytes uint64      // its share of the retention's bytes (retention.go)
+}
+
+func (s JobState) ended() bool {
+	return s == StateDone || s == StateFailed || s == StateCancelled
 }
 
 // result snapshots the job.

@@ -81,18 +81,18 @@ func (e *Engine) Status() Status {
 	for _, j := range e.jobs {
 		jobs = append(jobs, j)
 	}
-	for _, j := range e.finished {
+	e.finished.each(func(j *job) {
 		j.mu.Lock()
 		st.Finished[string(j.state)]++
 		j.mu.Unlock()
-	}
+	})
 	e.mu.Unlock()
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].submitted.Before(jobs[b].submitted) })
 	for _, j := range jobs {
 		j.mu.Lock()
 		state := j.state
 		j.mu.Unlock()
-		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.req.Circuit.ID, Priority: j.req.Priority.String(),
+		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.circuit, Priority: j.priority.String(),
 			State: state, Partitions: e.partitionStates(j), Age: time.Since(j.submitted)})
 	}
 	for _, d := range e.devices {
@@ -117,7 +117,7 @@ func (e *Engine) partitionStates(j *job) []string {
 	e.mu.Unlock()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := make([]string, len(j.req.Partitions))
+	out := make([]string, len(j.partDone))
 	for i := range out {
 		switch {
 		case j.partDone[i]:

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"runtime"
 	"sync"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
 )
 
 // ContentKey names a file's contents: SHA-256 over (domain tag ‖ size ‖
@@ -26,7 +28,9 @@ const contentTag = "cuzk params content v1"
 // hashContent is ContentKeyOf; tests count the calls through it.
 var hashContent = ContentKeyOf
 
-// ContentKeyOf hashes data on nbTasks goroutines (0 = GOMAXPROCS).
+// ContentKeyOf hashes data on nbTasks goroutines (0 = GOMAXPROCS). If
+// data is a mapping that shrinks underneath, it panics with the fault, for
+// the caller's fileio.Guard to turn into an error.
 func ContentKeyOf(data []byte, nbTasks int) ContentKey {
 	if nbTasks <= 0 {
 		nbTasks = runtime.GOMAXPROCS(0)
@@ -39,14 +43,24 @@ func ContentKeyOf(data []byte, nbTasks int) ContentKey {
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range max(1, min(nbTasks, n)) {
+	faults := make([]error, max(1, min(nbTasks, n)))
+	for t := range faults {
 		wg.Go(func() {
-			for i := range next {
-				sums[i] = sha256.Sum256(data[i*contentChunk : min((i+1)*contentChunk, len(data))])
-			}
+			// data may be a mapping: a worker's fault (the file shrank)
+			// goes to the caller's fileio.Guard instead of killing the
+			// process.
+			faults[t] = fileio.Guard(data, func() error {
+				for i := range next {
+					sums[i] = sha256.Sum256(data[i*contentChunk : min((i+1)*contentChunk, len(data))])
+				}
+				return nil
+			})
 		})
 	}
 	wg.Wait()
+	for _, err := range faults {
+		fileio.Reraise(err)
+	}
 	h := sha256.New()
 	h.Write([]byte(contentTag))
 	var size [8]byte

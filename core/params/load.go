@@ -86,18 +86,28 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 			emit = checks.add
 		}
 		var hit bool // the content key is recorded
+		var hashErr error
 		var wg sync.WaitGroup
 		if ready != nil {
 			wg.Go(func() {
-				info.Key = hashContent(data, opt.tasks())
+				defer close(ready)
+				hashErr = fileio.Guard(data, func() error {
+					info.Key = hashContent(data, opt.tasks())
+					return nil
+				})
+				if hashErr != nil {
+					return
+				}
 				if hit = rec.Has(info.Key, info.Size); hit && checks != nil {
 					checks.abandon()
 				}
-				close(ready)
 			})
 		}
 		pk, err = decodeCurve(data, opt, emit)
 		wg.Wait()
+		if err == nil {
+			err = hashErr
+		}
 		info.Decode = time.Since(start)
 		if err != nil {
 			if checks != nil {

@@ -70,7 +70,7 @@ func TestChecksOverlapDecoding(t *testing.T) {
 		chk := &deviceChecker{first: make(chan struct{})}
 		overlapped := false
 		sectionDecoded = func(name string) {
-			if name == "b_g2" {
+			if name == "b_g1" { // the last section decoded
 				select {
 				case <-chk.first:
 					overlapped = true
@@ -82,7 +82,8 @@ func TestChecksOverlapDecoding(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, ValidationChecked, info.Validation)
 		require.True(t, overlapped, "record %v: the check started before decoding ended", rec != nil)
-		require.Equal(t, []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}, chk.calls)
+		// B_G2 first (its check is the longest), then the file's order
+		require.Equal(t, []int{len(pk.BG2), len(pk.H), len(pk.L), len(pk.A), len(pk.BG1)}, chk.calls)
 	}
 }
 
@@ -130,7 +131,9 @@ func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
 				require.Equal(t, want.Error(), err.Error())
 				require.True(t, errors.Is(err, ErrNotInGroup) == errors.Is(want, ErrNotInGroup))
 				if c.name == "two off subgroup" {
-					require.Equal(t, []int{len(pk.H), len(pk.L)}, chk.calls, "the checker stops at the failure")
+					// B_G2 (bad, checked first), then the sections before it up
+					// to L (bad and earlier): A and B_G1 are not checked
+					require.Equal(t, []int{len(pk.BG2), len(pk.H), len(pk.L)}, chk.calls, "the checker stops at the first failure in file order")
 				}
 				_, err = DecodeProvingKey(data, Options{})
 				require.Equal(t, want.Error(), err.Error())

@@ -3,7 +3,6 @@ package params
 import (
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,9 +95,13 @@ type recordDoc struct {
 	Entries []recordEntry `json:"entries"`
 }
 
+// maxRecordFile bounds the record read: far above what maxFilesPerEntry
+// and a few hundred entries take (~1 KB an entry).
+const maxRecordFile = 64 << 20
+
 func (r *Record) read() recordDoc {
 	var doc recordDoc
-	data, err := os.ReadFile(r.path)
+	data, err := fileio.ReadFile(r.path, maxRecordFile)
 	if err != nil || json.Unmarshal(data, &doc) != nil {
 		return recordDoc{}
 	}
@@ -113,7 +116,7 @@ func (r *Record) write(doc recordDoc) error {
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return wrapIO(err)
 	}
-	return wrapIO(fileio.WriteAtomic(r.path, func(w io.Writer) error { _, err := w.Write(data); return err }))
+	return wrapIO(fileio.WriteFileAtomic(r.path, data))
 }
 
 // Has reports whether contents with key and size were recorded.

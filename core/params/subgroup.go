@@ -76,6 +76,9 @@ type subgroupSet struct {
 	// vk: a verifying-key section (a few points and IC, one per input):
 	// checked on the CPU in milliseconds, never uploaded (no MSM uses it).
 	vk bool
+	// pos is the section's place in the file: when several sections hold
+	// a point outside the subgroup, the first in the file is reported.
+	pos int
 }
 
 func (s subgroupSet) len() int { return len(s.g1) + len(s.g2) }
@@ -88,7 +91,7 @@ func subgroupSets(pk *ProvingKey) []subgroupSet {
 }
 
 func vkSets(vk *VerifyingKey) []subgroupSet {
-	return []subgroupSet{
+	return numbered(0, []subgroupSet{
 		{name: "alpha_g1", g1: []bls.G1Affine{vk.Alpha1}, vk: true},
 		{name: "beta_g1", g1: []bls.G1Affine{vk.Beta1}, vk: true},
 		{name: "beta_g2", g2: []bls.G2Affine{vk.Beta2}, vk: true},
@@ -96,17 +99,25 @@ func vkSets(vk *VerifyingKey) []subgroupSet {
 		{name: "delta_g1", g1: []bls.G1Affine{vk.Delta1}, vk: true},
 		{name: "delta_g2", g2: []bls.G2Affine{vk.Delta2}, vk: true},
 		{name: "ic", g1: vk.IC, vk: true},
+	})
+}
+
+// numbered sets the sets' file positions, from first.
+func numbered(first int, sets []subgroupSet) []subgroupSet {
+	for i := range sets {
+		sets[i].pos = first + i
 	}
+	return sets
 }
 
 func querySets(pk *ProvingKey) []subgroupSet {
-	return []subgroupSet{
+	return numbered(7, []subgroupSet{
 		{name: "h", g1: pk.H},
 		{name: "l", g1: pk.L},
 		{name: "a", g1: pk.A},
 		{name: "b_g1", g1: pk.BG1},
 		{name: "b_g2", g2: pk.BG2},
-	}
+	})
 }
 
 // nbSets is the number of sections of a key.
@@ -209,10 +220,24 @@ func startChecks(c SubgroupChecker, total int64, progress func(stage string, don
 			case <-s.stop:
 			}
 		}
+		// After a failure only the sections before it in the file are
+		// checked (the decoder hands B_G2 over first): the error names
+		// the first point outside the subgroup in file order.
+		failed := nbSets
 		for set := range s.sets {
-			if s.err = sc.check(set, s.stopped); s.err != nil {
-				return
+			if set.pos > failed {
+				continue
 			}
+			if err := sc.check(set, s.stopped); err != nil {
+				if errors.Is(err, errAbandoned) || !errors.Is(err, ErrNotInGroup) {
+					s.err = err
+					return
+				}
+				s.err, failed = err, set.pos
+			}
+		}
+		if s.err != nil {
+			return
 		}
 		if s.stopped() {
 			s.err = errAbandoned // finished only because the sets ran out early

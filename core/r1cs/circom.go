@@ -125,9 +125,16 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 	if nWires > maxVars {
 		return nil, fmt.Errorf("r1cs: circom r1cs: %d wires exceed the %d this build accepts", nWires, maxVars)
 	}
+	if err := justifyVars(uint64(nWires), len(data)); err != nil {
+		return nil, fmt.Errorf("r1cs: circom r1cs: %w", err)
+	}
 	body, err := f.section(kind, 2)
 	if err != nil {
 		return nil, err
+	}
+	// Each constraint holds three term counts (12 bytes) at least.
+	if nConstraints > len(body)/12 {
+		return nil, fmt.Errorf("r1cs: circom r1cs: %d constraints cannot fit in a %d-byte constraint section", nConstraints, len(body))
 	}
 
 	b := newShapeBuilder()

@@ -93,6 +93,21 @@ func ReadFile(path string) (*R1CS, error) {
 	return r, err
 }
 
+// justifyVars checks that a file of size bytes can declare vars variables:
+// at most one per byte. A variable no term references takes no byte of
+// either format, yet the density bitmaps, the witness and every per-variable
+// query of the setup and the prover are sized by the declared count (a
+// 264-byte header claiming 2^31 - 1 wires asked the setup for 64 GiB). A
+// real file passes easily: each referenced variable costs a term (8 bytes
+// in cuzk's format, 36 in circom's), and circom's wire-to-label map 8 bytes
+// per wire.
+func justifyVars(vars uint64, size int) error {
+	if vars > uint64(size) {
+		return fmt.Errorf("%d variables declared in a %d-byte file (at most one per byte: truncated or corrupt)", vars, size)
+	}
+	return nil
+}
+
 func formatErr(f string, args ...any) error {
 	return fmt.Errorf("r1cs: %w: %s", ErrFormat, fmt.Sprintf(f, args...))
 }
@@ -126,6 +141,9 @@ func Decode(data []byte) (*R1CS, error) {
 	}
 	if uint64(len(data)) != want {
 		return nil, formatErr("file is %d bytes, header says %d (truncated or corrupt)", len(data), want)
+	}
+	if err := justifyVars(ni+na, len(data)); err != nil {
+		return nil, formatErr("%v", err)
 	}
 	body := data[:len(data)-4]
 	if got, sum := crc32.Checksum(body, crcTable), binary.LittleEndian.Uint32(data[len(data)-4:]); got != sum {

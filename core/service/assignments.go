@@ -18,6 +18,10 @@ type Pending struct {
 	eng  *engine.Engine
 	id   string // the engine's job id
 	once sync.Once
+
+	// settled is closed once nothing of the request is read any more; it is
+	// taken at submission, since awaiting lets the engine forget the job.
+	settled <-chan struct{}
 }
 
 // StartAssignments submits host-synthesized partitions (supraseal-c2's
@@ -82,7 +86,11 @@ func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, 
 	if err != nil {
 		return nil, placementError(gpuIndex, err)
 	}
-	return &Pending{s: s, job: job, eng: eng, id: id}, nil
+	settled, err := eng.Settled(id)
+	if err != nil {
+		return nil, err // the job cannot be gone before its handle was returned
+	}
+	return &Pending{s: s, job: job, eng: eng, id: id, settled: settled}, nil
 }
 
 // checkAssignment validates a host assignment's shape against the
@@ -122,9 +130,7 @@ func (p *Pending) failedEarly() (bool, error) {
 
 // settle waits until no partition of the job reads the caller's memory.
 func (p *Pending) settle() {
-	if ch, err := p.eng.Settled(p.id); err == nil {
-		<-ch
-	}
+	<-p.settled
 }
 
 // Finalize waits for the proofs. It returns only once nothing of the

@@ -24,6 +24,18 @@ func hostAssignment(t *testing.T, cs *r1cs.R1CS, w *r1cs.Witness) *groth16.Assig
 	return &groth16.Assignment{A: fa[:rows], B: fb[:rows], C: fc[:rows], Inputs: w.Inputs, Aux: w.Aux, Density: &cs.Density}
 }
 
+// openFixture opens the fixture's parameters as an uncached SRS of a new
+// service, both closed with the test.
+func openFixture(t *testing.T) (*Service, *SRS, *r1cs.R1CS, []*r1cs.Witness) {
+	dir, cs, ws := fixture(t)
+	s := New(nil, "")
+	t.Cleanup(s.Close)
+	h, err := s.OpenSRS(filepath.Join(dir, "c.params"), false)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.DropSRS(h) })
+	return s, h, cs, ws
+}
+
 // scribble overwrites v, as a host reusing freed memory would.
 func scribble(v []fr.Element, seed uint64) {
 	for i := range v {
@@ -35,12 +47,7 @@ func scribble(v []fr.Element, seed uint64) {
 // b, c as soon as start returns. The proofs must be those of the same r, s
 // proved synchronously, whatever the freed memory holds afterwards.
 func TestStartOwnsItsInputs(t *testing.T) {
-	dir, cs, ws := fixture(t)
-	s := New(nil, "")
-	defer s.Close()
-	h, err := s.OpenSRS(filepath.Join(dir, "c.params"), false)
-	require.NoError(t, err)
-	defer s.DropSRS(h)
+	s, h, cs, ws := openFixture(t)
 
 	r := []fr.Element{fr.NewElement(3), fr.NewElement(5)}
 	sv := []fr.Element{fr.NewElement(4), fr.NewElement(6)}
@@ -123,12 +130,7 @@ func TestStartWaitsForTheCopies(t *testing.T) {
 // fails the call with its name and index, from start when it is found by
 // then, and never yields a proof.
 func TestStartRefusesUnreducedValues(t *testing.T) {
-	dir, cs, ws := fixture(t)
-	s := New(nil, "")
-	defer s.Close()
-	h, err := s.OpenSRS(filepath.Join(dir, "c.params"), false)
-	require.NoError(t, err)
-	defer s.DropSRS(h)
+	s, h, cs, ws := openFixture(t)
 	r, sv := []fr.Element{fr.NewElement(3)}, []fr.Element{fr.NewElement(4)}
 	bad := fr.Element{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 	for _, c := range []struct {
@@ -149,6 +151,6 @@ func TestStartRefusesUnreducedValues(t *testing.T) {
 		_, err = s.ProveAssignments(h, []*groth16.Assignment{a}, r, sv, nil, -1)
 		require.ErrorContains(t, err, c.name+" is not a reduced field element")
 	}
-	_, err = s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0])}, []fr.Element{bad}, sv, nil, -1)
+	_, err := s.StartAssignments(h, []*groth16.Assignment{hostAssignment(t, cs, ws[0])}, []fr.Element{bad}, sv, nil, -1)
 	require.ErrorContains(t, err, "r or s is not a reduced field element")
 }

@@ -29,8 +29,7 @@ type Service struct {
 	log      *slog.Logger
 	circuits map[string]*circuit
 	srs      map[string]*SRS // cached by path
-	jobs     map[uint64]string
-	nextJob  uint64
+	jobs     handles         // handles.go
 	cudaLib  string
 
 	checker   params.SubgroupChecker    // SetSubgroupChecker
@@ -53,7 +52,7 @@ func New(log *slog.Logger, cudaLib string) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
-		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: map[uint64]string{}, cudaLib: cudaLib,
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cudaLib: cudaLib,
 		records: map[string]*params.Record{}}
 }
 
@@ -64,9 +63,12 @@ func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
 // Configure parses text (TOML or JSON; empty means the defaults) and
 // (re)starts the engine with it. Reconfiguring is refused while jobs run.
 func (s *Service) Configure(text string) error {
-	cfg, err := config.Parse(text)
+	cfg, warnings, err := config.ParseWarnings(text)
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
+	}
+	for _, w := range warnings {
+		s.log.Warn(w)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -75,6 +77,7 @@ func (s *Service) Configure(text string) error {
 			return errorf(Busy, "cuzk: cannot reconfigure with %d job(s) in flight", n)
 		}
 		s.eng.Close()
+		s.jobs.harvest(s.eng)
 		s.eng = nil
 	}
 	s.cfg = cfg
@@ -277,15 +280,23 @@ func (s *Service) submitJob(req engine.Request) (uint64, *engine.Engine, string,
 	if err != nil {
 		return 0, nil, "", err
 	}
-	id, err := eng.Submit(req)
+	s.mu.Lock()
+	job, ref, err := s.jobs.reserve(req.ID)
+	s.mu.Unlock()
 	if err != nil {
 		return 0, nil, "", err
 	}
+	req.ID = ref.id
+	_, err = eng.Submit(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.nextJob++
-	s.jobs[s.nextJob] = id
-	return s.nextJob, eng, id, nil
+	if err != nil {
+		s.jobs.forget(job)
+		return 0, nil, "", err
+	}
+	ref.eng = eng
+	s.jobs.prune()
+	return job, eng, ref.id, nil
 }
 
 // Result is a finished job: proofs (192 bytes each, in partition order)
@@ -311,21 +322,35 @@ func (s *Service) Await(job uint64, timeout time.Duration) (*Result, error) {
 
 func (s *Service) await(job uint64, timeout time.Duration) ([]params.Proof, []engine.PartitionReport, error) {
 	s.mu.Lock()
-	id, ok := s.jobs[job]
-	eng := s.eng
+	ref, ok := s.jobs.refs[job]
+	var eng *engine.Engine
+	var kept *engine.Result
+	if ok {
+		eng, kept = ref.eng, ref.res
+	}
 	s.mu.Unlock()
-	if !ok || eng == nil {
+	if !ok || (eng == nil && kept == nil) {
 		return nil, nil, errorf(NotFound, "cuzk: unknown job %d", job)
 	}
-	res, err := eng.Await(id, timeout)
-	if err != nil {
+	var res engine.Result
+	if kept != nil {
+		res = *kept
+	} else {
+		var err error
+		res, err = eng.Await(ref.id, timeout)
 		if err == context.DeadlineExceeded {
 			return nil, nil, errorf(Timeout, "cuzk: job %d still running after %v", job, timeout)
 		}
-		return nil, nil, err
+		if err != nil {
+			s.mu.Lock()
+			s.jobs.forget(job)
+			s.mu.Unlock()
+			return nil, nil, &Error{Code: NotFound, Err: fmt.Errorf("cuzk: job %d: its result was dropped unawaited (%w)", job, err)}
+		}
+		eng.Forget(ref.id)
 	}
 	s.mu.Lock()
-	delete(s.jobs, job)
+	s.jobs.forget(job)
 	s.mu.Unlock()
 	if res.Err != nil {
 		return nil, res.Partitions, res.Err
@@ -345,11 +370,18 @@ func (s *Service) Prove(req Request) (*Result, error) {
 // Cancel stops a job.
 func (s *Service) Cancel(job uint64) error {
 	s.mu.Lock()
-	id, ok := s.jobs[job]
-	eng := s.eng
+	ref, ok := s.jobs.refs[job]
+	var eng *engine.Engine
+	var id string
+	if ok {
+		eng, id = ref.eng, ref.id
+	}
 	s.mu.Unlock()
-	if !ok || eng == nil {
+	switch {
+	case !ok:
 		return errorf(NotFound, "cuzk: unknown job %d", job)
+	case eng == nil:
+		return nil // ended on a replaced engine
 	}
 	return eng.Cancel(id)
 }

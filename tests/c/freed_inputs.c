@@ -8,32 +8,12 @@
 #include "cuzk.h"
 #include "supraseal_c2.h"
 #include "common.h"
+#include "assignment.h"
 
-static const char* dir;
-static uint8_t *a, *b, *c, *inputs, *aux, *ad, *bid, *bad_;
-static size_t abc, ninputs, naux;
+static dumped d;
 
 static Assignment assignment(const uint8_t* pa, const uint8_t* pb, const uint8_t* pc) {
-    Assignment x;
-    memset(&x, 0, sizeof x);
-    x.a_aux_density = (const uint64_t*)ad;
-    x.a_aux_bit_len = naux;
-    x.a_aux_popcount = meta_field(dir, "a_aux_popcount");
-    x.b_inp_density = (const uint64_t*)bid;
-    x.b_inp_bit_len = ninputs;
-    x.b_inp_popcount = meta_field(dir, "b_inp_popcount");
-    x.b_aux_density = (const uint64_t*)bad_;
-    x.b_aux_bit_len = naux;
-    x.b_aux_popcount = meta_field(dir, "b_aux_popcount");
-    x.a = (const fr_t*)pa;
-    x.b = (const fr_t*)pb;
-    x.c = (const fr_t*)pc;
-    x.abc_size = abc;
-    x.inp_assignment_data = (const fr_t*)inputs;
-    x.inp_assignment_size = ninputs;
-    x.aux_assignment_data = (const fr_t*)aux;
-    x.aux_assignment_size = naux;
-    return x;
+    return dump_assignment(&d, pa, pb, pc);
 }
 
 static uint8_t* dup(const uint8_t* p, size_t n) {
@@ -70,21 +50,11 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: %s FIXTURE_DIR\n", argv[0]);
         return 2;
     }
-    dir = argv[1];
-    size_t len;
-    a = read_file(dir, "a.bin", &len);
-    abc = len / 32;
-    b = read_file(dir, "b.bin", &len);
-    c = read_file(dir, "c.bin", &len);
-    inputs = read_file(dir, "inputs.bin", &len);
-    ninputs = len / 32;
-    aux = read_file(dir, "aux.bin", &len);
-    naux = len / 32;
-    ad = read_file(dir, "a_aux_density.bin", &len);
-    bid = read_file(dir, "b_inp_density.bin", &len);
-    bad_ = read_file(dir, "b_aux_density.bin", &len);
+    d = load_dump(argv[1]);
+    const uint8_t *a = d.a, *b = d.b, *c = d.c;
+    size_t abc = d.abc;
     char params[4096];
-    snprintf(params, sizeof params, "%s/c.params", dir);
+    snprintf(params, sizeof params, "%s/c.params", d.dir);
     SRS srs;
     if (!ok(create_SRS(&srs, params, false), "create_SRS")) return 1;
 
@@ -152,6 +122,6 @@ int main(int argc, char** argv) {
     }
 
     drop_SRS(&srs);
-    free(a); free(b); free(c); free(inputs); free(aux); free(ad); free(bid); free(bad_);
+    free_dump(&d);
     return finish("drop-in lifetimes");
 }

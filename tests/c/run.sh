@@ -12,6 +12,7 @@ flags=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$root/include" -L"$root/b
 "$cc" "${flags[@]}" "$root/tests/c/cuzk_api.c" -lcuzk -o "$work/cuzk_api"
 "$cc" "${flags[@]}" "$root/tests/c/supraseal.c" -lcuzk -lpthread -o "$work/supraseal"
 "$cc" "${flags[@]}" "$root/tests/c/freed_inputs.c" -lcuzk -o "$work/freed_inputs"
+"$cc" "${flags[@]}" "$root/tests/c/bounds.c" -lcuzk -o "$work/bounds"
 # Every symbol of both headers is exported.
 missing=0
 exported=$(nm -D --defined-only "$root/build/libcuzk.so")
@@ -28,4 +29,5 @@ done
 "$work/cuzk_api" "$work"
 "$work/supraseal" "$work"
 "$work/freed_inputs" "$work"
+"$work/bounds" "$work"
 exit $missing

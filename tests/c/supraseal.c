@@ -7,6 +7,7 @@
 #include "cuzk.h"
 #include "supraseal_c2.h"
 #include "common.h"
+#include "assignment.h"
 
 static int throttle_on, throttle_off;
 
@@ -17,32 +18,9 @@ void set_membw_throttle(int v) {
         __atomic_add_fetch(&throttle_off, 1, __ATOMIC_SEQ_CST);
 }
 
-static const char* dir;
-static uint8_t *a, *b, *c, *inputs, *aux, *ad, *bid, *bad_;
-static size_t abc, ninputs, naux;
+static dumped d;
 
-static Assignment assignment(void) {
-    Assignment x;
-    memset(&x, 0, sizeof x);
-    x.a_aux_density = (const uint64_t*)ad;
-    x.a_aux_bit_len = naux;
-    x.a_aux_popcount = meta_field(dir, "a_aux_popcount");
-    x.b_inp_density = (const uint64_t*)bid;
-    x.b_inp_bit_len = ninputs;
-    x.b_inp_popcount = meta_field(dir, "b_inp_popcount");
-    x.b_aux_density = (const uint64_t*)bad_;
-    x.b_aux_bit_len = naux;
-    x.b_aux_popcount = meta_field(dir, "b_aux_popcount");
-    x.a = (const fr_t*)a;
-    x.b = (const fr_t*)b;
-    x.c = (const fr_t*)c;
-    x.abc_size = abc;
-    x.inp_assignment_data = (const fr_t*)inputs;
-    x.inp_assignment_size = ninputs;
-    x.aux_assignment_data = (const fr_t*)aux;
-    x.aux_assignment_size = naux;
-    return x;
-}
+static Assignment assignment(void) { return dump_assignment(&d, d.a, d.b, d.c); }
 
 static int rust_ok(RustError e, const char* what) {
     if (e.code != 0) {
@@ -68,9 +46,9 @@ static int verify(const groth16_proof* proofs, size_t n) {
         free(enc);
         return 0;
     }
-    size_t npub = ninputs - 1;
+    size_t npub = d.ninputs - 1;
     uint8_t* pub = malloc(32 * npub * n + 1);
-    for (size_t i = 0; i < n; i++) memcpy(pub + 32 * npub * i, inputs + 32, 32 * npub);
+    for (size_t i = 0; i < n; i++) memcpy(pub + 32 * npub * i, d.inputs + 32, 32 * npub);
     e = cuzk_verify("c", enc, 192 * n, pub, npub, 0);
     int good = e.code == CUZK_OK;
     if (!good) fprintf(stderr, "verify: code %d: %s\n", e.code, e.message);
@@ -104,22 +82,10 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: %s FIXTURE_DIR\n", argv[0]);
         return 2;
     }
-    dir = argv[1];
-    size_t len;
-    a = read_file(dir, "a.bin", &len);
-    abc = len / 32;
-    b = read_file(dir, "b.bin", &len);
-    c = read_file(dir, "c.bin", &len);
-    inputs = read_file(dir, "inputs.bin", &len);
-    ninputs = len / 32;
-    aux = read_file(dir, "aux.bin", &len);
-    naux = len / 32;
-    ad = read_file(dir, "a_aux_density.bin", &len);
-    bid = read_file(dir, "b_inp_density.bin", &len);
-    bad_ = read_file(dir, "b_aux_density.bin", &len);
+    d = load_dump(argv[1]);
     char params[4096], corrupt[4096];
-    snprintf(params, sizeof params, "%s/c.params", dir);
-    snprintf(corrupt, sizeof corrupt, "%s/corrupt.params", dir);
+    snprintf(params, sizeof params, "%s/c.params", d.dir);
+    snprintf(corrupt, sizeof corrupt, "%s/corrupt.params", d.dir);
 
     cuzk_error ce = cuzk_load_params("c", params, 0);
     CHECK(ce.code == 0, "load params for verification");
@@ -201,6 +167,6 @@ int main(int argc, char** argv) {
     drop_SRS(&srs);
     CHECK(srs.ptr == NULL, "drop_SRS clears the handle");
 
-    free(a); free(b); free(c); free(inputs); free(aux); free(ad); free(bid); free(bad_);
+    free_dump(&d);
     return finish("supraseal-c2 drop-in");
 }

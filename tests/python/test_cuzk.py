@@ -6,7 +6,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
 import cuzk  # noqa: E402
-from cuzk import CuzkError, Prover  # noqa: E402
+from cuzk import Prover  # noqa: E402
 
 WORK = os.environ.get("CUZK_FIXTURE", os.path.join(HERE, "work"))
 
@@ -32,7 +32,7 @@ class ProverTest(unittest.TestCase):
         self.p.verify("c", proofs, [self.public] * 2)
         wrong = bytearray(self.public)
         wrong[0] ^= 1
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.InvalidProofError) as cm:
             self.p.verify("c", proofs[:1], [bytes(wrong)])
         self.assertEqual(cm.exception.code, cuzk.INVALID_PROOF)
 
@@ -53,32 +53,45 @@ class ProverTest(unittest.TestCase):
         with self.p.submit("c", [(self.inputs, self.aux)] * 8) as long_job, \
                 self.p.submit("c", [(self.inputs, self.aux)] * 8, request_id="py-cancel") as victim:
             victim.cancel()
-            with self.assertRaises(CuzkError) as cm:
+            with self.assertRaises(cuzk.CancelledError) as cm:
                 victim.wait()
             self.assertEqual(cm.exception.code, cuzk.CANCELLED)
             self.assertEqual(len(long_job.wait()[0]), 8)
 
     def test_errors_carry_the_message(self):
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.ConfigError) as cm:
             Prover(config="[gpus]\nworkers_per_device = 0\n")
         self.assertEqual(cm.exception.code, cuzk.CONFIG)
         self.assertIn("gpus.workers_per_device", cm.exception.message)
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.NotFoundError) as cm:
             self.p.load_params("x", os.path.join(WORK, "missing.params"))
         self.assertEqual(cm.exception.code, cuzk.NOT_FOUND)
         self.assertIn("missing.params", str(cm.exception))
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.InvalidArgumentError) as cm:
             self.p.prove("c", [(self.inputs, self.aux[:-32])])
         self.assertEqual(cm.exception.code, cuzk.INVALID_ARGUMENT)
         self.assertIn("aux values", cm.exception.message)
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.NotFoundError) as cm:
             self.p.prove("nope", [(self.inputs, self.aux)])
         self.assertEqual(cm.exception.code, cuzk.NOT_FOUND)
         bad = bytearray(self.aux)
         bad[-32:] = (5).to_bytes(32, "little")
-        with self.assertRaises(CuzkError) as cm:
+        with self.assertRaises(cuzk.UnsatisfiedError) as cm:
             self.p.prove("c", [(self.inputs, bytes(bad))])
         self.assertEqual(cm.exception.code, cuzk.UNSATISFIED)
+        with self.assertRaises(cuzk.BadFileError) as cm:
+            self.p.load_params("x", os.path.join(WORK, "c.r1cs"))
+        self.assertEqual(cm.exception.code, cuzk.BAD_FILE)
+        with self.p.submit("c", [(self.inputs, self.aux)] * 8) as job:
+            with self.assertRaises(cuzk.DeadlineError) as cm:
+                job.wait(timeout_ms=1)
+            self.assertEqual(cm.exception.code, cuzk.TIMEOUT)
+            self.assertEqual(len(job.wait()[0]), 8)  # still running after the timeout
+        with self.p.submit("c", [(self.inputs, self.aux)] * 4, request_id="py-dup") as first:
+            with self.assertRaises(cuzk.BusyError) as cm:
+                self.p.submit("c", [(self.inputs, self.aux)], request_id="py-dup")
+            self.assertEqual(cm.exception.code, cuzk.BUSY)
+            first.wait()
         # The process is still healthy: proving works after the errors.
         self.assertEqual(len(self.p.prove("c", [(self.inputs, self.aux)])), 1)
 

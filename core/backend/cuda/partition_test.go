@@ -12,7 +12,6 @@ import (
 	"time"
 	"unsafe"
 
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
@@ -21,41 +20,6 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
-
-// tiledKey returns a proving key of the shape cs needs whose points are
-// 4096 distinct random G1 (1024 G2) points, tiled. A development setup at
-// 2^24 constraints takes hours of CPU (gnark-crypto's fixed-base
-// multiplications), and the MSMs cost the same for any points; proofs under
-// this key do not verify, so the partition bench checks instead that the
-// GPU's proof equals the CPU backend's, byte for byte, under the same key
-// and randomness. Proofs that verify are checked at 2^16
-// (TestProofWithCUDABackendVerifies).
-func tiledKey(t *testing.T, cs *r1cs.R1CS) *params.ProvingKey {
-	g1 := testPoints(t, 4096)
-	_, _, _, gen2 := bls.Generators()
-	g2 := bls.BatchScalarMultiplicationG2(&gen2, random(t, 1024))
-	tile1 := func(n int) []bls.G1Affine {
-		out := make([]bls.G1Affine, n)
-		for i := 0; i < n; i += len(g1) {
-			copy(out[i:], g1)
-		}
-		return out
-	}
-	d := &cs.Density
-	nB := d.BInput.Count() + d.BAux.Count()
-	pk := &params.ProvingKey{
-		H: tile1(cs.DomainSize() - 1), L: tile1(cs.NumAux), A: tile1(cs.NumInputs + d.AAux.Count()),
-		BG1: tile1(nB), BG2: make([]bls.G2Affine, nB),
-	}
-	for i := 0; i < nB; i += len(g2) {
-		copy(pk.BG2[i:], g2)
-	}
-	pk.IC = tile1(cs.NumInputs)
-	pk.Alpha1, pk.Beta1, pk.Delta1 = g1[0], g1[1], g1[2]
-	pk.Beta2, pk.Gamma2, pk.Delta2 = g2[0], g2[1], gen2
-	require.NoError(t, groth16.CheckKey(pk, cs))
-	return pk
-}
 
 // TestBenchPartition times whole partitions of the synthetic PoRep-shaped
 // circuit (CUZK_CUDA_PARTITION=24,26 lists the sizes as powers of two;
@@ -91,7 +55,12 @@ func TestBenchPartition(t *testing.T) {
 		for _, dense := range denseFractions(t) {
 			cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << k, DenseFraction: dense, Seed: 3})
 			require.NoError(t, err)
-			pk := tiledKey(t, cs)
+			// a tiled benchmark key (synthetic.TiledKey): a development setup
+			// at 2^24 rows costs far more than the bench, and the MSMs cost
+			// the same for any valid points; its proofs do not verify, so the
+			// GPU's proof is checked against the CPU backend's under it
+			pk := synthetic.TiledKey(cs, 11)
+			require.NoError(t, groth16.CheckKey(pk, cs))
 			realKey := os.Getenv("CUZK_CUDA_PARTITION_KEY") == "setup"
 			if realKey { // a development setup (~1 min at 2^24 on 16 cores): proofs then verify
 				pk, err = groth16.Setup(cs, 5)

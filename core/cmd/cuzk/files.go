@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/snarkjs"
@@ -18,8 +18,17 @@ func loadCircuit(path string) (*r1cs.R1CS, error) {
 	return cs, inputErr(err)
 }
 
+// Bounds on the small inputs read whole: far beyond any real file (a
+// public.json line is ~80 bytes an input, a proof 192 bytes a partition),
+// small enough that a wrong path cannot make a command read gigabytes.
+const (
+	maxPublicFile = 64 << 20
+	maxProofFile  = 64 << 20
+	maxConfigFile = 16 << 20
+)
+
 func loadPublic(path string) ([]fr.Element, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, maxPublicFile)
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -29,13 +38,18 @@ func loadPublic(path string) ([]fr.Element, error) {
 
 // loadProof reads a proof file holding exactly one 192-byte proof.
 func loadProof(path string) (*params.Proof, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadFile(path, maxProofFile)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	proofs, err := params.DecodeProofs(data)
 	if err != nil {
-		return nil, inputErr(err)
+		if len(data) > 0 && len(data)%params.ProofSize == 0 {
+			// the shape of proofs whose points do not decode: to its user
+			// that is an invalid proof (exit 1), not unusable input
+			return nil, fmt.Errorf("%w: %s: a point of the proof does not decode (%v)", errInvalidProof, path, err)
+		}
+		return nil, inputErr(fmt.Errorf("%s: %d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", path, len(data), params.ProofSize))
 	}
 	if len(proofs) != 1 {
 		return nil, inputErr(fmt.Errorf("%s holds %d proofs; this command takes one", path, len(proofs)))
@@ -43,8 +57,12 @@ func loadProof(path string) (*params.Proof, error) {
 	return &proofs[0], nil
 }
 
+// writeFile writes every output of the command line: through a temporary
+// file and a rename (see fileio.WriteAtomic), so a killed run or a full
+// disk leaves the old file or the new one, and a symbolic link at path is
+// replaced, its target untouched.
 func writeFile(path string, data []byte) error {
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := fileio.WriteFileAtomic(path, data); err != nil {
 		return inputErr(err)
 	}
 	return nil

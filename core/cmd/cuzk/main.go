@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 	"sort"
 
 	"go.uber.org/automaxprocs/maxprocs"
@@ -60,7 +62,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-16s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'cuzk <command> -h' for its flags.")
+	fmt.Fprintln(w, "\nRun 'cuzk <command> -h' for its flags; 'cuzk --version' for the version.")
 }
 
 func main() {
@@ -69,7 +71,14 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// version is set at build time (make: -ldflags "-X main.version=...").
+var version = "dev"
+
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintf(stdout, "cuzk %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return exitOK
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -105,11 +114,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 // flags returns a flag set that reports errors instead of exiting.
 func flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)
+	fs.SetOutput(progressOut) // the command's stderr
 	return fs
 }
 
-// parse parses args and checks that the named flags were given.
+// parse parses args and checks that the named flags were given; -h marks
+// them as required.
 func parse(fs *flag.FlagSet, args []string, required ...string) error {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s [flags]\n", fs.Name())
+		fs.VisitAll(func(f *flag.Flag) {
+			req := ""
+			if slices.Contains(required, f.Name) {
+				req = " (required)"
+			}
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  --%s %s%s\n    \t%s", f.Name, name, req, usage)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

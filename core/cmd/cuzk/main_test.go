@@ -81,7 +81,7 @@ func TestCommands(t *testing.T) {
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "decimal strings"},
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("big.json")}, "not a decimal field element"},
 		{[]string{"verify", "--vk", p("missing.vk"), "--proof", p("proof.bin"), "--public", p("public.json")}, "no such file"},
-		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "multiple of 192"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "3 bytes is not a proof file"},
 		{[]string{"prove", "--params", p("short.params"), "--r1cs", p("c.cuzk"), "--wtns", p("w.wtns"), "--out", p("x")}, "truncated"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.params"), "--wtns", p("w.wtns"), "--out", p("x")}, "bad magic"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("c.r1cs"), "--out", p("x")}, "not a circom wtns file"},
@@ -94,6 +94,19 @@ func TestCommands(t *testing.T) {
 		require.Contains(t, errs, c.msg, "%v", c.args)
 	}
 
+	// A proof whose points do not decode is an invalid proof (1), with a
+	// message about the proof: a bit flipped in each point in turn.
+	good, err := os.ReadFile(p("proof.bin"))
+	require.NoError(t, err)
+	for _, at := range []int{0, 48, 100, 144, 191} {
+		flipped := append([]byte(nil), good...)
+		flipped[at] ^= 0x01
+		require.NoError(t, os.WriteFile(p("flipped.bin"), flipped, 0o644))
+		code, _, errs = cli(t, "verify", "--vk", p("c.params"), "--proof", p("flipped.bin"), "--public", p("public.json"))
+		require.Equal(t, exitInvalid, code, "byte %d flipped: %s", at, errs)
+		require.NotContains(t, errs, "bad input")
+	}
+
 	// An unsatisfied witness is refused before proving, naming the row.
 	w.Aux[len(w.Aux)-1].SetUint64(7)
 	require.NoError(t, os.WriteFile(p("bad.wtns"), r1cs.EncodeCircomWitness(w), 0o644))
@@ -102,6 +115,20 @@ func TestCommands(t *testing.T) {
 	require.Contains(t, errs, "constraint not satisfied")
 	_, err = os.Stat(p("x"))
 	require.True(t, os.IsNotExist(err), "no proof file is written for a bad witness")
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := cli(t, "--version")
+	require.Equal(t, exitOK, code)
+	require.Regexp(t, `^cuzk \S+ \(go`, out)
+	code, _, errs := cli(t, "verify", "-h")
+	require.Equal(t, exitOK, code)
+	for _, f := range []string{"--vk", "--proof", "--public"} {
+		require.Regexp(t, f+` string \(required\)`, errs)
+	}
+	code, _, errs = cli(t, "prove", "-h")
+	require.Equal(t, exitOK, code)
+	require.Regexp(t, `--trusted-params\s*\n`, errs, "an optional flag is not marked")
 }
 
 func TestDemoSmall(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
 )
 
@@ -29,11 +30,14 @@ func loadConfig(path string) (config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	text, err := os.ReadFile(path)
+	text, err := fileio.ReadFile(path, maxConfigFile)
 	if err != nil {
 		return config.Config{}, inputErr(err)
 	}
-	cfg, err := config.Parse(string(text))
+	cfg, warnings, err := config.ParseWarnings(string(text))
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "cuzk:", w)
+	}
 	return cfg, inputErr(err)
 }
 

@@ -1,71 +1,136 @@
-// Package fileio holds the file handling shared by the on-disk formats:
-// read-only memory maps for large inputs and atomic replacement on write.
+// Package fileio holds the file handling shared by the on-disk formats and
+// the command line: read-only memory maps for large inputs, read under a
+// guard against the file shrinking underneath; inputs refused unless they
+// are regular files; and atomic replacement on write.
 package fileio
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 )
+
+// ErrNotRegular is wrapped by the error for an input that is not a regular
+// file (a FIFO, a device, a socket, a directory). Such a path is refused
+// before it is opened: opening a FIFO blocks until a writer comes, and
+// opening some devices has side effects.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading if it is a regular file, without
+// blocking. It stats first so that nothing else is opened; the open itself
+// is non-blocking and the descriptor checked again, in case the path was
+// replaced between the two.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, notRegular(path, st)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(path, st)
+	}
+	return f, st, nil
+}
+
+func notRegular(path string, st os.FileInfo) error {
+	kind := "special file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		kind = "directory"
+	case m&os.ModeNamedPipe != 0:
+		kind = "FIFO"
+	case m&os.ModeSocket != 0:
+		kind = "socket"
+	case m&os.ModeDevice != 0:
+		kind = "device"
+	}
+	return fmt.Errorf("%s: %w (a %s)", path, ErrNotRegular, kind)
+}
+
+// ReadFile reads a small input whole: path must be a regular file of at
+// most limit bytes (a bound stated by the caller for what the format can
+// hold, so that a wrong path cannot make it read gigabytes).
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d this input can hold", path, st.Size(), limit)
+	}
+	// Read one byte past the limit: the file may have grown since Stat.
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: more than the %d bytes this input can hold", path, limit)
+	}
+	return data, nil
+}
 
 // WithMapped maps path read-only for the duration of fn. Parameter and
 // circuit files reach tens of GiB; mapping avoids a second copy in memory
 // and lets decoding goroutines fault pages in in parallel. fn must not keep
-// data after it returns.
+// data after it returns, and must read data only inside Guard (fn itself
+// runs inside one; goroutines it starts need their own).
 func WithMapped(path string, fn func(data []byte) error) error {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	if st.Size() == 0 {
 		return fn(nil)
+	}
+	if int64(int(st.Size())) != st.Size() {
+		return fmt.Errorf("%s: %d bytes is too large to map", path, st.Size())
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return fmt.Errorf("mmap %s: %w", path, err)
 	}
 	defer syscall.Munmap(data)
-	return fn(data)
-}
-
-// WriteAtomic writes through a temporary file in the same directory, syncs
-// it and renames it over path, so a reader never sees a half-written file.
-func WriteAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
+	err = Guard(data, func() error { return fn(data) })
+	if err != nil && !errors.Is(err, ErrShrank) {
+		// A cut inside a page faults nowhere: the rest of that page reads
+		// as zeros. Whatever error that caused, the cause is the cut.
+		if now, serr := f.Stat(); serr == nil && now.Size() < st.Size() {
+			return &shrankError{mapped: st.Size(), now: now.Size()}
+		}
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return err
 }
 
 // Decode maps path and runs decode on its bytes. Errors from opening or
-// mapping the file are prefixed with pkg ("params: open …"); decode's own
-// errors, which carry their package's prefix already, come back unchanged.
+// mapping the file are prefixed with pkg ("params: open …"), as is a read
+// that faulted because the file shrank underneath (which names the file);
+// decode's own errors, which carry their package's prefix already, come
+// back unchanged.
 func Decode(pkg, path string, decode func(data []byte) error) error {
 	var decodeErr error
 	err := WithMapped(path, func(data []byte) error {
 		decodeErr = decode(data)
 		return decodeErr
 	})
+	var shrank *shrankError
+	if errors.As(err, &shrank) {
+		return fmt.Errorf("%s: %s: %w: %s", pkg, path, ErrShrank, shrank.detail())
+	}
 	if decodeErr != nil {
 		return decodeErr
 	}

@@ -1,14 +1,13 @@
-//! Fixture loading shared by the integration tests (files written by
-//! tests/rust/run.sh with the cuzk command).
+//! Fixture loading shared by the integration tests; fixture.rs says where
+//! the files come from (generated on first use, or CUZK_FIXTURE).
 #![allow(dead_code)]
-use std::path::PathBuf;
+mod fixture;
 
-pub fn dir() -> PathBuf {
-    PathBuf::from(std::env::var("CUZK_FIXTURE").expect("CUZK_FIXTURE: run tests/rust/run.sh (make test-rust)"))
-}
+pub use fixture::dir;
 
 pub fn read(name: &str) -> Vec<u8> {
-    std::fs::read(dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    let path = dir().join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 pub fn elements(name: &str) -> Vec<[u8; 32]> {

@@ -284,7 +284,10 @@ fn main() {
             s_s.as_slice(),
             srs,
             gpu_mtx,
-            0,
+            // bellperson passes the index of the GPU it picked; -1 (any
+            // device) here, as the test also runs on hosts without a GPU,
+            // where include/supraseal_c2.h refuses every gpu_index >= 0.
+            -1,
         ),
     };
     let mut pending = start();
