@@ -73,7 +73,8 @@ typedef enum cuzk_code {
     CUZK_ERR_BUSY = 8,             /* reconfiguration with jobs in flight; request id in use */
     CUZK_ERR_CONFIG = 9,           /* invalid configuration (the message names the key) */
     CUZK_ERR_NOT_VERIFIED = 10,    /* a produced proof failed verification and was not returned */
-    CUZK_ERR_INTERNAL = 11         /* a fault inside the library (a bug): please report */
+    CUZK_ERR_INTERNAL = 11,        /* a fault inside the library (a bug): please report */
+    CUZK_ERR_DEVICE = 12           /* a GPU failed and was taken out of service (the message names it) */
 } cuzk_code;
 
 /* The result of every fallible call; see "Error pattern" above. */

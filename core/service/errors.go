@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
@@ -29,6 +30,7 @@ const (
 	BadConfig       Code = 9
 	NotVerified     Code = 10
 	Internal        Code = 11
+	DeviceFailed    Code = 12
 )
 
 // Error carries a status code with the error.
@@ -71,6 +73,8 @@ func CodeOf(err error) Code {
 		errors.Is(err, params.ErrFlags), errors.Is(err, params.ErrCoordinate), errors.Is(err, params.ErrTrailingData),
 		errors.Is(err, params.ErrBadInfinity):
 		return BadFile
+	case errors.Is(err, backend.ErrDeviceFailed):
+		return DeviceFailed
 	case errors.Is(err, engine.ErrTooLarge):
 		return InvalidArgument
 	}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -70,6 +72,7 @@ func TestServiceLifecycle(t *testing.T) {
 	_, err = s.Await(12345, 0)
 	require.Equal(t, NotFound, CodeOf(err))
 	require.Equal(t, Cancelled, CodeOf(engine.ErrCancelled))
+	require.Equal(t, DeviceFailed, CodeOf(fmt.Errorf("partition 0: device cuda:0: %w", backend.ErrDeviceFailed)))
 	require.Equal(t, OK, CodeOf(nil))
 	require.Equal(t, InvalidArgument, CodeOf(errors.New("something the request got wrong")))
 	_ = cs

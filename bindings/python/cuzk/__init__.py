@@ -23,9 +23,9 @@ lines into records of the logger "cuzk.lib" (see cuzk.logforward).
 """
 
 from .elements import ELEMENT_SIZE, FIELD_MODULUS, decode, elements, to_montgomery
-from .errors import (BAD_FILE, BUSY, CANCELLED, CONFIG, ERRORS, INTERNAL, INVALID_ARGUMENT,
+from .errors import (BAD_FILE, BUSY, CANCELLED, CONFIG, DEVICE, ERRORS, INTERNAL, INVALID_ARGUMENT,
                      INVALID_PROOF, NOT_FOUND, NOT_VERIFIED, OK, TIMEOUT, UNSATISFIED,
-                     BadFileError, BusyError, CancelledError, ConfigError, CuzkError,
+                     BadFileError, BusyError, CancelledError, ConfigError, CuzkError, DeviceError,
                      DeadlineError, InternalError, InvalidArgumentError, InvalidProofError,
                      LibraryError, NotFoundError, NotVerifiedError, UnsatisfiedError, error_for)
 from .library import load_library, loaded_path
@@ -44,7 +44,7 @@ __all__ = [
     "PRIORITY_CRITICAL", "PROOF_SIZE", "CuzkError", "LibraryError", "ERRORS", "error_for",
     "InvalidArgumentError", "NotFoundError", "BadFileError", "UnsatisfiedError",
     "InvalidProofError", "CancelledError", "DeadlineError", "BusyError", "ConfigError",
-    "NotVerifiedError", "InternalError",
+    "NotVerifiedError", "InternalError", "DeviceError",
     "OK", "INVALID_ARGUMENT", "NOT_FOUND", "BAD_FILE", "UNSATISFIED", "INVALID_PROOF",
-    "CANCELLED", "TIMEOUT", "BUSY", "CONFIG", "NOT_VERIFIED", "INTERNAL",
+    "CANCELLED", "TIMEOUT", "BUSY", "CONFIG", "NOT_VERIFIED", "INTERNAL", "DEVICE",
 ]

@@ -18,6 +18,7 @@ BUSY = 8
 CONFIG = 9
 NOT_VERIFIED = 10
 INTERNAL = 11
+DEVICE = 12
 
 
 class CuzkError(Exception):
@@ -90,10 +91,16 @@ class InternalError(CuzkError):
     code, name = INTERNAL, "internal"
 
 
+class DeviceError(CuzkError):
+    """CUZK_ERR_DEVICE: a GPU failed and was taken out of service."""
+    code, name = DEVICE, "device failed"
+
+
 # code -> class, one entry per non-OK cuzk_code.
 ERRORS = {cls.code: cls for cls in (
     InvalidArgumentError, NotFoundError, BadFileError, UnsatisfiedError, InvalidProofError,
-    CancelledError, DeadlineError, BusyError, ConfigError, NotVerifiedError, InternalError)}
+    CancelledError, DeadlineError, BusyError, ConfigError, NotVerifiedError, InternalError,
+    DeviceError)}
 
 
 def error_for(code, message):

@@ -42,6 +42,7 @@ pub mod code {
     pub const CONFIG: i32 = 9;
     pub const NOT_VERIFIED: i32 = 10;
     pub const INTERNAL: i32 = 11;
+    pub const DEVICE: i32 = 12;
 }
 
 impl fmt::Display for Error {
