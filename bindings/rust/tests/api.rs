@@ -55,7 +55,7 @@ fn errors() {
     let short = Witness { inputs: &inputs, aux: &aux[1..] };
     let err = p.prove("rust", &[short], &ProveOptions::default()).unwrap_err();
     assert_eq!(err.code, code::INVALID_ARGUMENT);
-    assert!(err.message.contains("aux values"), "{}", err.message);
+    assert!(err.message.contains("num_aux"), "{}", err.message);
     let w = Witness { inputs: &inputs, aux: &aux };
     assert_eq!(p.prove("missing", &[w], &ProveOptions::default()).unwrap_err().code, code::NOT_FOUND);
     assert_eq!(p.load_params("x", &common::dir().join("nope.params"), false).unwrap_err().code, code::NOT_FOUND);
