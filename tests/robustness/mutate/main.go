@@ -130,11 +130,11 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 		}
 	}
 	sort.Ints(offs)
-	if !full && len(offs) > 24 {
-		// Quick mode: every fourth boundary, the first few and the last few.
+	if !full && len(offs) > 10 {
+		// Quick mode: about ten, spread over the boundaries.
 		keep := offs[:0:0]
 		for i, o := range offs {
-			if i < 4 || i >= len(offs)-4 || i%4 == 0 {
+			if i < 2 || i >= len(offs)-2 || i%(len(offs)/6) == 0 {
 				keep = append(keep, o)
 			}
 		}
@@ -145,7 +145,7 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 	}
 
 	// Bit flips, half of them in the first 1 KiB where the structure is.
-	flips := 8
+	flips := 4
 	if full {
 		flips = 96
 	}
@@ -161,8 +161,8 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 	}
 
 	// Byte overwrites across the header.
-	// Quick mode spreads about 24 offsets over the header.
-	step := max(4, lay.header/24)
+	// Quick mode spreads about 8 offsets over the header.
+	step := max(4, lay.header/8)
 	if full {
 		step = 1
 	}
@@ -196,7 +196,7 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !full && (k == "2^62" || k == "minus1") {
+			if !full && k != "max" && k != "plus1" && k != "2^40" {
 				continue
 			}
 			c.add(kind, fmt.Sprintf("count-%s=%s", f.name, k), f.set(base, vals[k]))
@@ -204,7 +204,11 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 	}
 
 	// Appended bytes.
-	for _, k := range []int{1, 96, 4096} {
+	appends := []int{1, 96, 4096}
+	if !full {
+		appends = appends[1:2]
+	}
+	for _, k := range appends {
 		tail := make([]byte, k)
 		for i := range tail {
 			tail[i] = byte(rng.Uint32())
@@ -224,7 +228,7 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 		c.add(kind, fmt.Sprintf("swap-%s-%s", s.name, t.name), b)
 	}
 	for i, s := range lay.sections {
-		if !full && i > 2 {
+		if !full && i > 0 {
 			break
 		}
 		dup := append(clone(base[:s.off+s.n]), base[s.off:]...)
