@@ -196,7 +196,7 @@ func mutateAll(c *corpus, kind string, base []byte, lay layout, rng *rand.Rand, 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !full && k != "max" && k != "plus1" && k != "2^40" {
+			if !full && k != "max" && k != "plus1" && k != "2^40" && k != "2^31-1" {
 				continue
 			}
 			c.add(kind, fmt.Sprintf("count-%s=%s", f.name, k), f.set(base, vals[k]))
