@@ -215,6 +215,45 @@ static int witness_slow(void* u, size_t p, uint8_t* in, size_t nin, uint8_t* ax,
     return witness_ok(u, p, in, nin, ax, nax);
 }
 
+/* submit_slow queues the fixture under a callback that takes 300 ms, so that
+ * the job is still in flight for the next call. */
+static uint64_t submit_slow(const char* request_id) {
+    cuzk_request r = request("ref");
+    r.witnesses = NULL;
+    r.witness_fn = witness_slow;
+    r.request_id = request_id;
+    uint64_t job;
+    must(cuzk_submit(&r, &job), "submit");
+    return job;
+}
+
+/* submit_fixture queues the fixture's valid request. */
+static uint64_t submit_fixture(void) {
+    cuzk_request r = request("ref");
+    uint64_t job;
+    must(cuzk_submit(&r, &job), "submit");
+    return job;
+}
+
+/* await_checked awaits a job and judges it: a verified proof, or an error. */
+static int await_checked(uint64_t job, uint64_t timeout_ms, const char* what) {
+    cuzk_result res;
+    memset(&res, 0, sizeof res);
+    cuzk_error e = cuzk_await(job, timeout_ms, &res);
+    if (e.code != 0) return err(e, what);
+    return checked(&res, inputs, ninputs, what);
+}
+
+/* drain awaits a job whose result the case does not judge. */
+static void drain(uint64_t job) {
+    cuzk_result res;
+    cuzk_error e = cuzk_await(job, 0, &res);
+    if (e.code == 0)
+        cuzk_result_free(&res);
+    else
+        cuzk_free(e.message);
+}
+
 static Assignment assignment(void) {
     Assignment x;
     memset(&x, 0, sizeof x);
@@ -305,15 +344,9 @@ CASE(config_garbage) { return err(cuzk_config("{{{ not toml"), "cuzk_config garb
 CASE(config_unknown_key) { return err(cuzk_config("no_such_key = 1"), "cuzk_config unknown key"); }
 CASE(config_busy) {
     reference();
-    cuzk_request r = request("ref");
-    r.witnesses = NULL;
-    r.witness_fn = witness_slow;
-    uint64_t job;
-    must(cuzk_submit(&r, &job), "submit");
+    uint64_t job = submit_slow(NULL);
     int v = err(cuzk_config(NULL), "cuzk_config with a job in flight");
-    cuzk_result res;
-    cuzk_error e = cuzk_await(job, 0, &res);
-    if (e.code == 0) cuzk_result_free(&res); else cuzk_free(e.message);
+    drain(job);
     return v;
 }
 CASE(register_null_id) { return err(cuzk_register_circuit(NULL, r1cs_path), "register NULL id"); }
@@ -450,16 +483,11 @@ static int failing_fn(void* u, size_t p, uint8_t* in, size_t nin, uint8_t* ax, s
 CASE(prove_callback_fails) { reference(); cuzk_request r = request("ref"); r.witnesses = NULL; r.witness_fn = failing_fn; return prove_checked(&r, "prove with a failing callback"); }
 CASE(prove_duplicate_request_id) {
     reference();
+    uint64_t j1 = submit_slow("dup"), j2;
     cuzk_request r = request("ref");
-    r.witnesses = NULL;
-    r.witness_fn = witness_slow;
     r.request_id = "dup";
-    uint64_t j1, j2;
-    must(cuzk_submit(&r, &j1), "submit");
     int v = err(cuzk_submit(&r, &j2), "submit a request id in flight");
-    cuzk_result res;
-    cuzk_error e = cuzk_await(j1, 0, &res);
-    if (e.code == 0) cuzk_result_free(&res); else cuzk_free(e.message);
+    drain(j1);
     return v;
 }
 
@@ -469,31 +497,19 @@ CASE(await_zero) { cuzk_result res; return err(cuzk_await(0, 100, &res), "await 
 CASE(await_foreign) { cuzk_result res; return err(cuzk_await(0xdeadbeefcafeull, 100, &res), "await a handle never issued"); }
 CASE(await_null_out) {
     reference();
-    cuzk_request r = request("ref");
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
-    return err(cuzk_await(j, 0, NULL), "await NULL result");
+    return err(cuzk_await(submit_fixture(), 0, NULL), "await NULL result");
 }
 CASE(await_twice) {
     reference();
-    cuzk_request r = request("ref");
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
-    cuzk_result res;
-    memset(&res, 0, sizeof res);
-    cuzk_error e = cuzk_await(j, 0, &res);
-    if (e.code != 0) return err(e, "first await");
-    int v = checked(&res, inputs, ninputs, "first await");
+    uint64_t j = submit_fixture();
+    int v = await_checked(j, 0, "first await");
     if (v != ACCEPTED) return v;
+    cuzk_result res;
     return err(cuzk_await(j, 100, &res), "await a consumed handle");
 }
 CASE(await_timeout_then_again) {
     reference();
-    cuzk_request r = request("ref");
-    r.witnesses = NULL;
-    r.witness_fn = witness_slow;
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
+    uint64_t j = submit_slow(NULL);
     cuzk_result res;
     memset(&res, 0, sizeof res);
     cuzk_error e = cuzk_await(j, 1, &res);
@@ -502,29 +518,16 @@ CASE(await_timeout_then_again) {
         return err(e, "await 1 ms (expected TIMEOUT)");
     }
     cuzk_free(e.message);
-    e = cuzk_await(j, 0, &res);
-    if (e.code != 0) return err(e, "await after a timeout");
-    return checked(&res, inputs, ninputs, "await after a timeout");
+    return await_checked(j, 0, "await after a timeout");
 }
 CASE(await_timeout_huge) {
     reference();
-    cuzk_request r = request("ref");
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
-    cuzk_result res;
-    memset(&res, 0, sizeof res);
-    cuzk_error e = cuzk_await(j, UINT64_MAX, &res);
-    if (e.code != 0) return err(e, "await timeout UINT64_MAX");
-    return checked(&res, inputs, ninputs, "await timeout UINT64_MAX");
+    return await_checked(submit_fixture(), UINT64_MAX, "await timeout UINT64_MAX");
 }
 CASE(cancel_unknown) { return err(cuzk_cancel(0xabcdef1234ull), "cancel a handle never issued"); }
 CASE(cancel_twice) {
     reference();
-    cuzk_request r = request("ref");
-    r.witnesses = NULL;
-    r.witness_fn = witness_slow;
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
+    uint64_t j = submit_slow(NULL);
     cuzk_error e = cuzk_cancel(j);
     cuzk_free(e.message);
     e = cuzk_cancel(j);
@@ -538,22 +541,15 @@ CASE(cancel_twice) {
 }
 CASE(cancel_after_await) {
     reference();
-    cuzk_request r = request("ref");
-    uint64_t j;
-    must(cuzk_submit(&r, &j), "submit");
-    cuzk_result res;
-    cuzk_error e = cuzk_await(j, 0, &res);
-    if (e.code != 0) return err(e, "await");
-    cuzk_result_free(&res);
+    uint64_t j = submit_fixture();
+    drain(j);
     return err(cuzk_cancel(j), "cancel a consumed handle");
 }
 /* Issue 13, row 1: a job left unawaited across cuzk_config must not hand
  * out another job's proof under its handle. */
 CASE(handle_across_config) {
     reference();
-    cuzk_request r = request("ref");
-    uint64_t ja, jb;
-    must(cuzk_submit(&r, &ja), "submit A");
+    uint64_t ja = submit_fixture(), jb;
     usleep(500000); /* A finishes, unawaited */
     cuzk_error e = cuzk_config(NULL);
     if (e.code != 0) return either(e, "cuzk_config after A finished");
@@ -563,13 +559,8 @@ CASE(handle_across_config) {
     cuzk_request rb = request("ref");
     rb.witnesses = &wb;
     must(cuzk_submit(&rb, &jb), "submit B");
-    cuzk_result res;
-    memset(&res, 0, sizeof res);
-    e = cuzk_await(ja, 0, &res);
-    if (e.code != 0) return err(e, "await A after reconfiguring");
-    int v = checked(&res, inputs, ninputs, "await A after reconfiguring (A's statement)");
-    e = cuzk_await(jb, 0, &res);
-    if (e.code == 0) cuzk_result_free(&res); else cuzk_free(e.message);
+    int v = await_checked(ja, 0, "await A after reconfiguring (A's statement)");
+    drain(jb);
     return v;
 }
 CASE(result_free_null) { cuzk_result_free(NULL); printf("accepted: cuzk_result_free(NULL)\n"); return ACCEPTED; }
