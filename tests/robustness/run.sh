@@ -22,7 +22,7 @@
 # env:   ROBUSTNESS_FULL=1    the full corpus (default: the quick one)
 #        ROBUSTNESS_SEED=N    the corpus seed (default 1)
 #        ROBUSTNESS_JOBS=N    children at once (default 2)
-#        ROBUSTNESS_TIMEOUT=S seconds per child (default 10)
+#        ROBUSTNESS_TIMEOUT=S seconds per child (default 20)
 #        ROBUSTNESS_FILTER=RE run only the case ids matching RE
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,7 +81,7 @@ fi
 full=${ROBUSTNESS_FULL:-0}
 seed=${ROBUSTNESS_SEED:-1}
 jobs=${ROBUSTNESS_JOBS:-2}
-export case_timeout=${ROBUSTNESS_TIMEOUT:-10}
+export case_timeout=${ROBUSTNESS_TIMEOUT:-20}
 export mem_kb=$((4 * 1024 * 1024)) # 4 GiB of address space: a size taken on trust fails fast
 filter=${ROBUSTNESS_FILTER:-}
 work=$here/work
