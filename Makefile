@@ -5,7 +5,9 @@
 #   make dropin-bench  build/dropin_bench: the supraseal-c2 drop-in benchmark
 #                 (tests/dropin/README.md)
 #   make test     vet, unit tests, race tests, C/Rust/Python binding tests,
-#                 snarkjs/circom2 cross-check
+#                 snarkjs/circom2 cross-check, the robustness suite
+#   make test-robustness  corrupted files and C ABI misuse, each in a child
+#                 process (ROBUSTNESS_FULL=1: the full corpus; RELIABILITY.md)
 #   make bench    prover benchmarks (slow; results go in BENCHMARKS.md)
 #   make install PREFIX=/usr/local   library, headers and cuzk.pc
 
@@ -20,7 +22,7 @@ PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/ ./core/service/
 
-.PHONY: cuda cuda-test-bin all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs bench install clean FORCE
+.PHONY: cuda cuda-test-bin all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness bench install clean FORCE
 
 all: build lib
 
@@ -55,7 +57,7 @@ install: lib
 demo: build
 	./$(BIN)/cuzk demo
 
-test: vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs
+test: vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness
 
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -90,6 +92,11 @@ test-python: build lib
 
 test-snarkjs: build
 	tests/snarkjs/run.sh $(BIN)/cuzk
+
+# Quick corpus by default (a few minutes on 2 cores); ROBUSTNESS_FULL=1 for
+# the full one. Cases in tests/robustness/known-defects.txt do not fail it.
+test-robustness: build lib
+	tests/robustness/run.sh
 
 # BENCH_ARGS narrows the run, e.g. make bench BENCH_ARGS='-bench=Prove/2\^16'
 BENCH_ARGS ?= -bench=. -benchtime=3x
