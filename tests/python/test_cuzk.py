@@ -70,7 +70,7 @@ class ProverTest(unittest.TestCase):
         with self.assertRaises(cuzk.InvalidArgumentError) as cm:
             self.p.prove("c", [(self.inputs, self.aux[:-32])])
         self.assertEqual(cm.exception.code, cuzk.INVALID_ARGUMENT)
-        self.assertIn("aux values", cm.exception.message)
+        self.assertIn("num_aux", cm.exception.message)
         with self.assertRaises(cuzk.NotFoundError) as cm:
             self.p.prove("nope", [(self.inputs, self.aux)])
         self.assertEqual(cm.exception.code, cuzk.NOT_FOUND)
