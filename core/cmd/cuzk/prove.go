@@ -37,9 +37,13 @@ func runProve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	// Never hand out an unverified proof.
+	// Never hand out an unverified proof. The witness satisfies the circuit
+	// (checked), so a proof that fails here most likely comes from a
+	// parameter file whose verifying key does not belong to its proving key
+	// (corrupted, or assembled from two files): an input problem, named as
+	// such, with the other possibility said too.
 	if err := groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]); err != nil {
-		return fmt.Errorf("internal error: the proof just produced does not verify, refusing to write it: %w", err)
+		return inputErr(fmt.Errorf("the proof made with %s does not verify against the same file's verifying key, so it was not written: the file's verifying and proving keys do not belong together (a corrupted or assembled file?), or cuzk has a bug: %v", *pkPath, err))
 	}
 	enc := proof.Bytes()
 	if err := writeFile(*out, enc[:]); err != nil {
