@@ -100,7 +100,7 @@ class DeclarationsTest(unittest.TestCase):
 class ErrorsTest(unittest.TestCase):
     def test_one_class_per_status_code(self):
         codes = header_codes()
-        self.assertEqual(len(codes), 11)
+        self.assertEqual(len(codes), 12)
         self.assertEqual(sorted(cuzk.ERRORS), sorted(codes.values()))
         self.assertEqual(len(set(cuzk.ERRORS.values())), len(codes))
         for name, code in codes.items():
