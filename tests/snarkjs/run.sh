@@ -52,8 +52,10 @@ if npx snarkjs groth16 verify "$work/js/verification_key.json" "$work/js/public_
   fail "snarkjs accepted a wrong public input"; else ok "snarkjs rejects a wrong public input"; fi
 
 # cuzk's own verifier: a flipped proof byte is invalid (1) or malformed (2), never valid.
+# (flipped, not overwritten: the byte may already hold any value)
 cp "$work/proof.bin" "$work/proof_bad.bin"
-printf '\x01' | dd of="$work/proof_bad.bin" bs=1 seek=100 conv=notrunc status=none
+b=$(od -An -tu1 -j100 -N1 "$work/proof.bin" | tr -d ' ')
+printf "\\$(printf '%03o' $((b ^ 1)))" | dd of="$work/proof_bad.bin" bs=1 seek=100 conv=notrunc status=none
 set +e
 "$cuzk" verify --vk "$work/sha.params" --proof "$work/proof_bad.bin" --public "$work/public.json" 2>/dev/null; rc=$?
 "$cuzk" verify --vk "$work/sha.params" --proof "$work/proof.bin" --public "$work/js/public_wrong.json" 2>/dev/null; rc2=$?
