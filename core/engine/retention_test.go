@@ -82,9 +82,11 @@ func TestCancelledJobReleasesItsRequestWhenSettled(t *testing.T) {
 	be := &hookBackend{name: "fake0"}
 	e := newEngine(t, oneWorker(testConfig()), Options{Devices: []backend.Backend{be}})
 	gate := be.setGate(t)
+	inH := make(chan struct{}, 4)
+	be.onH = func() { inH <- struct{}{} }
 	id, err := e.Submit(f.request("c", 2, Normal))
 	require.NoError(t, err)
-	waitDispatched(t, e, id)
+	<-inH // a partition is on the device, held by the gate
 	settled, err := e.Settled(id)
 	require.NoError(t, err)
 	require.NoError(t, e.Cancel(id))
