@@ -60,6 +60,22 @@ static inline Assignment dump_assignment(const dumped* d, const uint8_t* pa, con
     return x;
 }
 
+/* rust_ok reports whether a drop-in call succeeded, printing its error. */
+static inline int rust_ok(RustError e, const char* what) {
+    if (e.code != 0) {
+        fprintf(stderr, "%s: code %d: %s\n", what, e.code, e.message ? e.message : "");
+        free(e.message);
+        return 0;
+    }
+    return 1;
+}
+
+/* rust_expect_error checks that a drop-in call failed with a message. */
+static inline void rust_expect_error(RustError e, const char* what) {
+    CHECK(e.code != 0 && e.message && e.message[0], "%s: expected an error with a message", what);
+    free(e.message); /* the drop-in's messages are released with free() */
+}
+
 static inline void free_dump(dumped* d) {
     free(d->a); free(d->b); free(d->c); free(d->inputs); free(d->aux);
     free(d->ad); free(d->bid); free(d->bad);

@@ -29,20 +29,6 @@ static void scribble_free(void* p, size_t n, int v) {
     free(p);
 }
 
-static int ok(RustError e, const char* what) {
-    if (e.code != 0) {
-        fprintf(stderr, "%s: code %d: %s\n", what, e.code, e.message ? e.message : "");
-        free(e.message);
-        return 0;
-    }
-    return 1;
-}
-
-static void expect_error(RustError e, const char* what) {
-    CHECK(e.code != 0 && e.message && e.message[0], "%s: expected an error with a message", what);
-    free(e.message);
-}
-
 enum { N = 2 };
 
 int main(int argc, char** argv) {
@@ -56,14 +42,14 @@ int main(int argc, char** argv) {
     char params[4096];
     snprintf(params, sizeof params, "%s/c.params", d.dir);
     SRS srs;
-    if (!ok(create_SRS(&srs, params, false), "create_SRS")) return 1;
+    if (!rust_ok(create_SRS(&srs, params, false), "create_SRS")) return 1;
 
     /* The synchronous proofs with r = 3, 5 and s = 7, 11 (small values are
      * valid Montgomery-form elements). */
     fr_t r[N] = {{{3, 0, 0, 0}}, {{5, 0, 0, 0}}}, s[N] = {{{7, 0, 0, 0}}, {{11, 0, 0, 0}}};
     Assignment x[N] = {assignment(a, b, c), assignment(a, b, c)};
     groth16_proof want[N], got[N];
-    CHECK(ok(generate_groth16_proofs_c(x, N, r, s, want, &srs, NULL, -1), "prove"), "synchronous prove");
+    CHECK(rust_ok(generate_groth16_proofs_c(x, N, r, s, want, &srs, NULL, -1), "prove"), "synchronous prove");
 
     size_t nabc = 32 * abc;
     for (int round = 0; round < 5; round++) {
@@ -78,7 +64,7 @@ int main(int argc, char** argv) {
             xs[k] = assignment(ca[k], cb[k], cc[k]);
         }
         void* pending = NULL;
-        CHECK(ok(generate_groth16_proofs_start_c(xs, N, rs, ss, &srs, NULL, -1, &pending), "start"), "start, round %d", round);
+        CHECK(rust_ok(generate_groth16_proofs_start_c(xs, N, rs, ss, &srs, NULL, -1, &pending), "start"), "start, round %d", round);
         /* bellperson's prove_start drops these now */
         scribble_free(rs, sizeof r, 0x5a + round);
         scribble_free(ss, sizeof s, 0xa5 - round);
@@ -95,7 +81,7 @@ int main(int argc, char** argv) {
             memset(junk[k], 0xee, nabc);
         }
         memset(got, 0, sizeof got);
-        CHECK(ok(finalize_groth16_proof_c(pending, got), "finalize"), "finalize, round %d", round);
+        CHECK(rust_ok(finalize_groth16_proof_c(pending, got), "finalize"), "finalize, round %d", round);
         CHECK(memcmp(got, want, sizeof want) == 0, "round %d: the proofs of the r, s given at start", round);
         for (int k = 0; k < 3 * N; k++) free(junk[k]);
     }
@@ -105,20 +91,20 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
         Assignment w = assignment(a, b, c);
         w.a_aux_bit_len = huge[i];
-        expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "a_aux_bit_len near 2^64");
+        rust_expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "a_aux_bit_len near 2^64");
         w = assignment(a, b, c);
         w.b_inp_bit_len = huge[i];
         w.b_inp_popcount = huge[i];
-        expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "b_inp_bit_len near 2^64");
+        rust_expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "b_inp_bit_len near 2^64");
         w = assignment(a, b, c);
         w.b_aux_bit_len = huge[i];
         w.aux_assignment_size = huge[i];
-        expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "aux size near 2^64");
+        rust_expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "aux size near 2^64");
         w = assignment(a, b, c);
         w.abc_size = huge[i];
-        expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "abc_size near 2^64");
+        rust_expect_error(generate_groth16_proofs_c(&w, 1, r, s, got, &srs, NULL, -1), "abc_size near 2^64");
         w = assignment(a, b, c);
-        expect_error(generate_groth16_proofs_c(&w, huge[i], r, s, got, &srs, NULL, -1), "num_circuits near 2^64");
+        rust_expect_error(generate_groth16_proofs_c(&w, huge[i], r, s, got, &srs, NULL, -1), "num_circuits near 2^64");
     }
 
     drop_SRS(&srs);

@@ -22,20 +22,6 @@ static dumped d;
 
 static Assignment assignment(void) { return dump_assignment(&d, d.a, d.b, d.c); }
 
-static int rust_ok(RustError e, const char* what) {
-    if (e.code != 0) {
-        fprintf(stderr, "%s: code %d: %s\n", what, e.code, e.message ? e.message : "");
-        free(e.message);
-        return 0;
-    }
-    return 1;
-}
-
-static void rust_expect_error(RustError e, const char* what) {
-    CHECK(e.code != 0 && e.message && e.message[0], "%s: expected an error with a message", what);
-    free(e.message); /* the drop-in's messages are released with free() */
-}
-
 /* verify compresses the in-memory proofs and checks them with cuzk_verify. */
 static int verify(const groth16_proof* proofs, size_t n) {
     uint8_t* enc = malloc(192 * n);
