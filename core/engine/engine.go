@@ -99,7 +99,8 @@ type Engine struct {
 	q        queue
 	batch    []*job // jobs being dispatched together (same circuit)
 	jobs     map[string]*job
-	finished *retention // ended jobs not yet collected (retention.go)
+	finished *retention                     // ended jobs not yet collected (retention.go)
+	keys     map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
 	kick     chan struct{}
 	closed   bool
 	nextID   atomic.Int64
@@ -131,6 +132,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		pool:     newPool(poolMax(cfg.Memory, budget), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
 		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
+		keys:     map[*params.ProvingKey]*keyUse{},
 		kick:     make(chan struct{}, 1),
 		synthQ:   make(chan *task),
 		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
@@ -310,6 +312,12 @@ func (e *Engine) Submit(req Request) (string, error) {
 		}
 	}()
 	e.jobs[id] = j
+	// the key's device memory is not released while the job may use it
+	done := e.useKey(req.Circuit.PK)
+	go func() {
+		<-j.inputs.settled
+		done()
+	}()
 	j.queued = true
 	e.q.push(j)
 	select {

@@ -6,16 +6,61 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 )
 
-// ReleaseKey frees the device memory that backends keep for pk's points.
-// Call it when no handle names pk and no job uses it any more: the SRS
-// cache does when the last handle of an evicted or dropped SRS goes.
+// ReleaseKey frees the device memory that backends keep for pk's points,
+// at once when no job of the engine uses pk, else when the last job that
+// does has let go of everything (its partitions have left the pipeline): a
+// kernel must never read freed points. The SRS cache calls it when the
+// last handle of an evicted or dropped SRS goes, and cuzk_evict_params
+// when a circuit's parameters are evicted; a later job with pk uploads its
+// points again.
 func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 	if pk == nil {
 		return
 	}
+	e.mu.Lock()
+	if u := e.keys[pk]; u != nil {
+		u.release = true
+		e.mu.Unlock()
+		return
+	}
+	e.mu.Unlock()
+	e.releaseNow(pk)
+}
+
+func (e *Engine) releaseNow(pk *params.ProvingKey) {
 	for _, d := range e.devices {
 		if r, ok := d.be.(backend.KeyReleaser); ok {
 			r.ReleaseKey(pk)
+		}
+	}
+}
+
+// keyUse counts the jobs using a key that have not settled, and whether a
+// release waits for them.
+type keyUse struct {
+	jobs    int
+	release bool
+}
+
+// useKey records that a job with pk was submitted (e.mu held) and returns
+// the function to call once the job has settled.
+func (e *Engine) useKey(pk *params.ProvingKey) func() {
+	u := e.keys[pk]
+	if u == nil {
+		u = &keyUse{}
+		e.keys[pk] = u
+	}
+	u.jobs++
+	return func() {
+		e.mu.Lock()
+		u.jobs--
+		last := u.jobs == 0
+		if last {
+			delete(e.keys, pk)
+		}
+		e.mu.Unlock()
+		if last && u.release {
+			e.releaseNow(pk)
 		}
 	}
 }

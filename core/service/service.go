@@ -191,6 +191,10 @@ func (s *Service) EvictParams(id string) error {
 	if c == nil || c.pk == nil {
 		return errorf(NotFound, "cuzk: no parameters loaded for circuit %q", id)
 	}
+	// Its device memory goes too, once no job uses it (engine.ReleaseKey).
+	if s.eng != nil {
+		s.eng.ReleaseKey(c.pk)
+	}
 	c.pk = nil
 	return nil
 }

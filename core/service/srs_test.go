@@ -3,8 +3,10 @@ package service
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
@@ -14,12 +16,14 @@ import (
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/internal/paramtest"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
 
 // releasingDevice is a CPU device that counts key releases.
 type releasingDevice struct {
 	cpu.Backend
+	mu       sync.Mutex
 	released map[*params.ProvingKey]int
 	total    atomic.Int64
 }
@@ -27,7 +31,9 @@ type releasingDevice struct {
 func (d *releasingDevice) Name() string { return "fake-gpu" }
 
 func (d *releasingDevice) ReleaseKey(pk *params.ProvingKey) {
+	d.mu.Lock()
 	d.released[pk]++
+	d.mu.Unlock()
 	d.total.Add(1)
 }
 
@@ -232,4 +238,32 @@ func TestLoadEntryPointsHonourValidation(t *testing.T) {
 			require.FileExists(t, filepath.Join(recDir, params.RecordFile))
 		})
 	}
+}
+
+// cuzk_evict_params frees the parameters' device memory: at once when no
+// job uses them, else once the last job that does has settled (a kernel
+// never reads freed points).
+func TestEvictParamsReleasesDeviceMemoryWhenUnused(t *testing.T) {
+	dir, _, ws := fixture(t)
+	s, dev := newTestService(t)
+	require.NoError(t, s.RegisterCircuit("c", filepath.Join(dir, "c.r1cs")))
+	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))
+
+	hold := make(chan struct{})
+	job, err := s.Submit(Request{CircuitID: "c", Partitions: 1, WitnessFunc: func(int) (*r1cs.Witness, error) {
+		<-hold
+		return ws[0], nil
+	}})
+	require.NoError(t, err)
+	require.NoError(t, s.EvictParams("c"))
+	require.Zero(t, dev.total.Load(), "a job still uses the parameters")
+	close(hold)
+	_, err = s.Await(job, 0)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return dev.total.Load() == 1 }, 10*time.Second, time.Millisecond,
+		"released once the job settled")
+
+	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))
+	require.NoError(t, s.EvictParams("c"))
+	require.EqualValues(t, 2, dev.total.Load(), "no job: released at once")
 }
