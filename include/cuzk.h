@@ -180,7 +180,9 @@ cuzk_error cuzk_register_circuit_matrices(const char* circuit_id, const cuzk_mat
  * CUZK_FLAG_TRUSTED_PARAMS; any other bit is refused. */
 cuzk_error cuzk_load_params(const char* circuit_id, const char* params_path, uint32_t flags);
 
-/* Drops circuit_id's parameters; running jobs keep theirs until they end. */
+/* Drops circuit_id's parameters; running jobs keep theirs until they end.
+ * Their device memory (the points a GPU keeps resident) is freed once the
+ * last job using them has ended. */
 cuzk_error cuzk_evict_params(const char* circuit_id);
 
 /* Proves a request and waits. On success *out holds the proofs. */
