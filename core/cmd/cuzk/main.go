@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"prove":           {"prove a circuit with a witness", runProve},
 	"verify":          {"verify a proof (exit 0 valid, 1 invalid, 2 bad input)", runVerify},
 	"export-snarkjs":  {"write verification_key.json, proof.json and public.json for snarkjs", runExport},
+	"export-vk":       {"write the verifying key (.vk, bellperson's format) of a parameter file", runExportVK},
 	"demo":            {"set up, prove and verify a built-in 2^16-constraint circuit and print stage timings", runDemo},
 	"bench":           {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
 	"dump-assignment": {"write the assignment-level inputs of one proof (a, b, c, witness, density bitmaps) for drop-in integrations", runDump},

@@ -47,6 +47,19 @@ func TestCommands(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		require.Equal(t, "valid\n", out)
 	}
+	// export-vk writes a .vk that verify accepts (and that is the
+	// parameter file's prefix, byte for byte).
+	code, _, errs = cli(t, "export-vk", "--params", p("c.params"), "--out", p("c.vk"))
+	require.Equal(t, 0, code, errs)
+	code, out, errs = cli(t, "verify", "--vk", p("c.vk"), "--proof", p("proof.bin"), "--public", p("public.json"))
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, "valid\n", out)
+	vkBytes, err := os.ReadFile(p("c.vk"))
+	require.NoError(t, err)
+	paramBytes, err := os.ReadFile(p("c.params"))
+	require.NoError(t, err)
+	require.Equal(t, paramBytes[:len(vkBytes)], vkBytes)
+
 	var pub []string
 	data, _ := os.ReadFile(p("public.json"))
 	require.NoError(t, json.Unmarshal(data, &pub))

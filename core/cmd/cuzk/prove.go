@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
 )
 
@@ -81,6 +82,27 @@ func runVerify(args []string, stdout io.Writer) error {
 		return inputErr(err)
 	}
 	fmt.Fprintln(stdout, "valid")
+	return nil
+}
+
+// runExportVK writes the verifying-key prefix of a parameter file as a .vk
+// file, which verify (and bellperson) read; its points are checked as
+// verify's are.
+func runExportVK(args []string, stdout io.Writer) error {
+	fs := flags("export-vk")
+	in := fs.String("params", "", "parameter file (.params) or verifying key (.vk)")
+	out := fs.String("out", "", "verifying key to write (.vk)")
+	if err := parse(fs, args, "params", "out"); err != nil {
+		return err
+	}
+	vk, err := params.ReadVerifyingKey(*in, params.Options{})
+	if err != nil {
+		return inputErr(err)
+	}
+	if err := vk.WriteFile(*out); err != nil {
+		return inputErr(err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: verifying key with %d public inputs\n", *out, len(vk.IC)-1)
 	return nil
 }
 
