@@ -9,6 +9,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -147,7 +148,7 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 	}
 	var out []*groth16.Assignment
 	for i, p := range unsafe.Slice(provers, int(n)) {
-		sizes := []struct {
+		for _, sz := range []struct {
 			name  string
 			v     C.size_t
 			limit int
@@ -161,10 +162,9 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 			{"a_aux_popcount", p.a_aux_popcount, int(p.a_aux_bit_len)},
 			{"b_aux_popcount", p.b_aux_popcount, int(p.b_aux_bit_len)},
 			{"b_inp_popcount", p.b_inp_popcount, int(p.b_inp_bit_len)},
-		}
-		for _, sz := range sizes {
-			if uint64(sz.v) > uint64(sz.limit) {
-				return nil, invalid("prover %d: %s %d is more than the parameters allow (%d)", i, sz.name, uint64(sz.v), sz.limit)
+		} {
+			if _, err := count(fmt.Sprintf("prover %d: %s", i, sz.name), sz.v, uint64(sz.limit)); err != nil {
+				return nil, err
 			}
 		}
 		if p.a_aux_bit_len != p.aux_assignment_size || p.b_aux_bit_len != p.aux_assignment_size || p.b_inp_bit_len != p.inp_assignment_size {

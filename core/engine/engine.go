@@ -302,22 +302,20 @@ func (e *Engine) Submit(req Request) (string, error) {
 	if !deadline.IsZero() {
 		j.ctx, j.stop = context.WithDeadline(j.ctx, deadline)
 	}
+	// The key's device memory is not released while the job may use it.
+	keyDone := e.useKey(req.Circuit.PK)
 	// Cancellation and the deadline end the job even while it waits in
-	// the queue.
+	// the queue; once it has settled, it lets go of its key.
 	go func() {
 		select {
 		case <-j.ctx.Done():
 			e.abort(j, context.Cause(j.ctx))
 		case <-j.done:
 		}
+		<-j.inputs.settled
+		keyDone()
 	}()
 	e.jobs[id] = j
-	// the key's device memory is not released while the job may use it
-	done := e.useKey(req.Circuit.PK)
-	go func() {
-		<-j.inputs.settled
-		done()
-	}()
 	j.queued = true
 	e.q.push(j)
 	select {

@@ -10,8 +10,6 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
-// CheckReduced returns the index of the first element not below r, or -1.
-func CheckReduced(v []fr.Element) int { return groth16.FirstUnreduced(v) }
 
 // DecodeElements reads n 32-byte elements from b: Montgomery form
 // (little-endian limbs, the in-memory fr.Element) or, with canonical,
