@@ -10,7 +10,6 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
-
 // DecodeElements reads n 32-byte elements from b: Montgomery form
 // (little-endian limbs, the in-memory fr.Element) or, with canonical,
 // canonical little-endian integers. Every value must be below r.
