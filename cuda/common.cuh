@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 
 #include "cuzk_cuda.h"
 
@@ -31,73 +34,213 @@ static inline int fail(char* err, size_t errlen, int code, const char* fmt, ...)
 // the device can still be used.
 static inline int cuda_code(cudaError_t e) { return CUZK_CUDA_ERR_CUDA + (int)e; }
 
+// The device's options (cuzk_cuda_set_options; defaults: no cap, the MSM
+// pool on, windows and passes sized by the MSM) and its memory count: every
+// allocation cuzk makes on a device goes through dev_malloc / dev_free or
+// pooled_malloc, which keep `used` (cudaMalloc'd bytes, counted in the 2 MiB
+// pages the driver maps) and refuse an allocation that would take `used` plus
+// the pool's reserved bytes past max_device_memory.
+struct device_state {
+    std::mutex mu;
+    cuzk_cuda_options opt{0, 0, 0, 1, 0, 0};
+    size_t used = 0, peak = 0;
+    std::unordered_map<void*, size_t> sizes;
+};
+
+static const int MAX_DEVICES = 64;
+
+static inline device_state& state(int dev) {
+    static device_state all[MAX_DEVICES];
+    return all[(unsigned)dev % MAX_DEVICES];
+}
+
+static inline int current_device() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return dev;
+}
+
+// options returns a copy of the current device's options.
+static inline cuzk_cuda_options options() {
+    device_state& s = state(current_device());
+    std::lock_guard<std::mutex> g(s.mu);
+    return s.opt;
+}
+
 // An MSM's scratch comes from the device's stream-ordered pool, which keeps
 // freed memory for the next MSM instead of handing it back to the driver
-// (at 2^24 the frees of ~8.6 GB of scratch measured ~3-4 ms an MSM; the
-// default since session 5: G1 MSM 2^24 141.7 → 135.3 ms on the H200,
-// cuda/NOTES.md). The other allocations (dev_malloc) trim the pool and try
-// again when the device is out of memory, and the MSM's pass sizing counts
-// the pool's idle bytes as free. CUZK_CUDA_MSM_POOL=0 (read once; any other
-// value keeps the pool) turns it off: every MSM then hands its scratch back
-// (a GPU shared with other processes).
-static inline bool msm_pool() {
-    static const bool on = [] {
-        const char* e = getenv("CUZK_CUDA_MSM_POOL");
-        return !(e && strcmp(e, "0") == 0);
-    }();
-    return on;
-}
+// (at 2^24 the frees of ~8.6 GB of scratch measured ~3-4 ms an MSM: G1 MSM
+// 2^24 141.7 → 135.3 ms on the H200, cuda/NOTES.md). The other allocations
+// (dev_malloc) trim the pool and try again when the device is out of memory,
+// and the MSM's pass sizing counts the pool's idle bytes as free. msm_pool =
+// 0 hands every MSM's scratch back (a GPU shared with other processes).
+static inline bool msm_pool() { return options().msm_pool != 0; }
 
 // The current device's default pool, set once to keep what is freed into
 // it.
 static inline cudaMemPool_t device_pool() {
-    static std::atomic<bool> kept[64];
+    static std::atomic<bool> kept[MAX_DEVICES];
     int dev = 0;
     cudaMemPool_t pool = nullptr;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) {
         cudaGetLastError();
         return nullptr;
     }
-    if (dev < 0 || dev >= 64 || !kept[dev].exchange(true)) {
+    if (dev < 0 || dev >= MAX_DEVICES || !kept[dev].exchange(true)) {
         uint64_t keep = UINT64_MAX;
         cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
     return pool;
 }
 
-// Bytes the pool holds without a user (0 with CUZK_CUDA_MSM_POOL=0).
+// The pool's reserved and in-use bytes (0, 0 when unknown).
+static inline void pool_bytes(uint64_t* reserved, uint64_t* used) {
+    *reserved = *used = 0;
+    cudaMemPool_t pool = device_pool();
+    if (!pool || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, reserved) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, used) != cudaSuccess) {
+        cudaGetLastError();
+        *reserved = *used = 0;
+    }
+}
+
+// Bytes the pool holds without a user (0 with the pool off).
 static inline size_t pool_idle() {
     if (!msm_pool()) return 0;
-    cudaMemPool_t pool = device_pool();
-    uint64_t reserved = 0, used = 0;
-    if (!pool || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
+    uint64_t reserved, used;
+    pool_bytes(&reserved, &used);
     return reserved > used ? (size_t)(reserved - used) : 0;
 }
 
-// cudaMalloc, retried once after the pool's idle memory is handed back.
-static inline cudaError_t dev_malloc(void** p, size_t n) {
-    cudaError_t e = cudaMalloc(p, n);
-    if (e != cudaErrorMemoryAllocation || !msm_pool()) return e;
-    cudaGetLastError();
-    cudaDeviceSynchronize();  // frees still queued on the stream reach the pool
+// trim_pool hands the pool's idle memory back after the work queued on the
+// device (whose frees return memory to it).
+static inline void trim_pool() {
+    cudaDeviceSynchronize();
     if (cudaMemPool_t pool = device_pool()) cudaMemPoolTrimTo(pool, 0);
-    return cudaMalloc(p, n);
+    cudaGetLastError();
+}
+
+// pages is n rounded up to the driver's 2 MiB pages (small allocations
+// share pages: counted as they are).
+static inline size_t pages(size_t n) {
+    const size_t P = 2u << 20;
+    return n >= P / 2 ? (n + P - 1) / P * P : n;
+}
+
+// held is what cuzk holds on device dev: its cudaMalloc'd bytes and the
+// pool's reservation. Called with s.mu held.
+static inline size_t held_locked(device_state& s) {
+    uint64_t reserved, used;
+    pool_bytes(&reserved, &used);
+    return s.used + (size_t)reserved;
+}
+
+// admit reserves n bytes of the cap for the caller (true), trimming the
+// pool once when that makes room; false: over the cap.
+static inline bool admit(device_state& s, size_t n) {
+    std::lock_guard<std::mutex> g(s.mu);
+    const size_t cap = s.opt.max_device_memory;
+    if (cap && held_locked(s) + n > cap) {
+        trim_pool();
+        if (held_locked(s) + n > cap) return false;
+    }
+    s.used += n;
+    s.peak = std::max(s.peak, held_locked(s));
+    return true;
+}
+
+// cudaMalloc within the cap, retried once after the pool's idle memory is
+// handed back; dev_free frees what it allocated.
+static inline cudaError_t dev_malloc(void** p, size_t n) {
+    device_state& s = state(current_device());
+    const size_t counted = pages(n);
+    if (!admit(s, counted)) return cudaErrorMemoryAllocation;
+    cudaError_t e = cudaMalloc(p, n);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        trim_pool();
+        e = cudaMalloc(p, n);
+    }
+    std::lock_guard<std::mutex> g(s.mu);
+    if (e != cudaSuccess) {
+        s.used -= counted;
+        *p = nullptr;
+        return e;
+    }
+    s.sizes[*p] = counted;
+    return e;
 }
 template <class T>
 static inline cudaError_t dev_malloc(T** p, size_t n) {
     return dev_malloc(reinterpret_cast<void**>(p), n);
 }
 
+static inline void dev_free(void* p) {
+    if (!p) return;
+    cudaFree(p);
+    device_state& s = state(current_device());
+    std::lock_guard<std::mutex> g(s.mu);
+    auto it = s.sizes.find(p);
+    if (it != s.sizes.end()) {
+        s.used -= it->second;
+        s.sizes.erase(it);
+    }
+}
+
+// pooled_malloc takes n bytes from the pool, ordered on stream 0, within
+// the cap: the pool's reservation after the allocation is what counts.
+static inline cudaError_t pooled_malloc(void** p, size_t n) {
+    device_state& s = state(current_device());
+    const size_t cap = options().max_device_memory;
+    if (cap) {
+        std::lock_guard<std::mutex> g(s.mu);
+        uint64_t reserved, used;
+        pool_bytes(&reserved, &used);
+        if (s.used + std::max<size_t>(reserved, used + n) > cap) {
+            trim_pool();
+            pool_bytes(&reserved, &used);
+            if (s.used + used + n > cap) return cudaErrorMemoryAllocation;
+        }
+    }
+    cudaError_t e = cudaMallocAsync(p, n, 0);
+    if (e != cudaSuccess) return e;
+    std::lock_guard<std::mutex> g(s.mu);
+    const size_t h = held_locked(s);
+    if (cap && h > cap) {  // the pool rounded its reservation past the cap
+        cudaFreeAsync(*p, 0);
+        *p = nullptr;
+        trim_pool();
+        return cudaErrorMemoryAllocation;
+    }
+    s.peak = std::max(s.peak, h);
+    return cudaSuccess;
+}
+
+// available is the device memory an MSM may plan its scratch in: the
+// driver's free bytes plus the pool's idle ones, within the cap.
+static inline size_t available() {
+    size_t freeb = 0, total = 0;
+    if (cudaMemGetInfo(&freeb, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    size_t idle = pool_idle(), a = freeb + idle;
+    device_state& s = state(current_device());
+    std::lock_guard<std::mutex> g(s.mu);
+    const size_t cap = s.opt.max_device_memory, h = held_locked(s);
+    if (cap) a = std::min(a, (cap > h ? cap - h : 0) + idle);
+    return a;
+}
+
 // Phase timing on the default stream, printed to stderr as "<what> phases:
-// ..." when CUZK_CUDA_PROFILE is set (the bench drivers use it to see where
+// ..." when the profile option is set (the bench drivers use it to see where
 // an MSM's or h's time goes).
 struct phases {
     const char* what;
-    bool on = getenv("CUZK_CUDA_PROFILE") != nullptr;
+    bool on = options().profile != 0;
     cudaEvent_t ev[16];
     const char* name[16];
     int k = 0;

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 8
+#define CUZK_CUDA_ABI_VERSION 9
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -150,6 +150,66 @@ int cuzk_cuda_scalars_select(void* aux, const void* head, size_t n_head, const u
                              size_t* n_out, char* err, size_t errlen);
 int cuzk_cuda_scalars_download(void* handle, void* host, char* err, size_t errlen); /* all n elements */
 void cuzk_cuda_scalars_free(void* handle);
+
+/* A device's options, set by cuzk_cuda_set_options (the defaults: all
+ * fields 0 except msm_pool = 1) and read by every later call on it.
+ *   max_device_memory  bytes cuzk may hold on the device: resident point
+ *                      sets, scalar vectors, MSM and NTT scratch, twiddle
+ *                      tables, stream buffers and the MSM pool's
+ *                      reservation (not the CUDA context itself); an
+ *                      allocation past it fails with
+ *                      CUZK_CUDA_ERR_CUDA + cudaErrorMemoryAllocation, and
+ *                      an MSM splits its windows into passes to stay within
+ *                      it. 0: no cap (the device's memory).
+ *   msm_max_pairs      at most this many (point, window) pairs an MSM pass
+ *                      (0: as the memory allows).
+ *   msm_window_bits    0: the window size follows the MSM's size (8-16
+ *                      bits); 8..20: this size.
+ *   msm_pool           1: an MSM's scratch stays in the device's
+ *                      stream-ordered pool for the next MSM (~4% faster at
+ *                      2^24); 0: handed back after each MSM (a GPU shared
+ *                      with other processes).
+ *   profile            1: phase timings of each MSM and h on stderr.
+ *   reserved           0. */
+typedef struct cuzk_cuda_options {
+    uint64_t max_device_memory;
+    uint64_t msm_max_pairs;
+    int32_t msm_window_bits;
+    int32_t msm_pool;
+    int32_t profile;
+    int32_t reserved;
+} cuzk_cuda_options;
+
+int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, size_t errlen);
+
+/* What cuzk holds on device dev by its own count (held: cudaMalloc'd bytes
+ * in 2 MiB pages plus the MSM pool's reservation), the most it held since
+ * the last reset (reset_peak = 1 resets it to held after reading), and the
+ * cap in force (0: none). */
+int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err, size_t errlen);
+
+/* Streaming a point set that does not stay resident: a streamer of one
+ * group (1: G1, 2: G2) on device dev holds two device buffers of chunk
+ * points each. cuzk_cuda_stream_put starts copying n <= chunk points from
+ * the host into buffer slot (0 or 1): page-locked host memory (registered
+ * with cuzk_cuda_host_register) is copied on a copy stream, beside the
+ * kernels of an MSM running meanwhile on the other slot; other memory is
+ * copied before the call returns. cuzk_cuda_stream_msm waits for the slot's
+ * copy and writes into *result the window sums of Σ s[offset + i]·points[i]
+ * over the slot's n points, with s a device scalar vector (n + offset <= its
+ * length); it returns when the MSM is done, so that the slot may be put
+ * again. The two calls may run on two threads at once, one per slot. */
+int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** stream, char* err, size_t errlen);
+int cuzk_cuda_stream_put(void* stream, int slot, const void* points, size_t n, char* err, size_t errlen);
+int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
+                         size_t errlen);
+void cuzk_cuda_stream_free(void* stream);
+
+/* h of an abc handle (cuzk_cuda_abc_upload) kept on the device as a scalar
+ * vector of its n − 1 coefficients (*scalars, freed with
+ * cuzk_cuda_scalars_free), for an H query that is streamed; the abc handle
+ * is consumed (freed, also on error). */
+int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
 
 /* Page-locks (cudaHostRegister, portable to every device) bytes of host
  * memory at p, for the caller's long-lived buffers; unregister before

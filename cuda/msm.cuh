@@ -37,6 +37,7 @@
 #include "points.cuh"
 #include "scalars.cuh"
 #include "staging.cuh"
+#include "stream.cuh"
 
 namespace {
 
@@ -45,30 +46,28 @@ using cuzk::fail;
 using cuzk::THREADS;
 
 // dmem owns a device allocation: an MSM's scratch, from the stream-ordered
-// pool (common.cuh; CUZK_CUDA_MSM_POOL=0: from cudaMalloc).
+// pool (common.cuh; with the msm_pool option off: from dev_malloc). Both
+// count against the device's cap.
 struct dmem {
     void* p = nullptr;
     bool pooled = false;
     ~dmem() { release(); }
     cudaError_t alloc(size_t n) {
         pooled = cuzk::msm_pool() && cuzk::device_pool() != nullptr;
-        return pooled ? cudaMallocAsync(&p, n, 0) : cudaMalloc(&p, n);
+        return pooled ? cuzk::pooled_malloc(&p, n) : cuzk::dev_malloc(&p, n);
     }
     void release() {  // early, for room (cudaFree waits for the kernels using it)
         if (p && pooled)
             cudaFreeAsync(p, 0);
         else if (p)
-            cudaFree(p);
+            cuzk::dev_free(p);
         p = nullptr;
     }
     template <typename T>
     T* as() { return static_cast<T*>(p); }
 };
 
-#ifndef CUZK_SUB
-#define CUZK_SUB 256  // experiments: -DCUZK_SUB=512 (cuda/run-device.sh sub512)
-#endif
-const uint32_t SUB = CUZK_SUB;  // pairs a cell (one accumulating thread)
+const uint32_t SUB = 256;  // pairs a cell (one accumulating thread; 512 measured no better, cuda/NOTES.md)
 const int SEG = 4096;      // running-sum segments per window (reduced by k_windows' threads)
 const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point
@@ -191,9 +190,7 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
 // registers a thread, and no spills (3 blocks cap them at 168 and spill;
 // measured at 2^24 on the H200, 2 blocks: G1 165.5 → 157.2 ms, G2 657 →
 // 636 ms).
-#ifndef SUBSUM_BLOCKS
-#define SUBSUM_BLOCKS 2
-#endif
+const int SUBSUM_BLOCKS = 2;
 template <class F>
 __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
     k_subsum(const uint32_t* start, const uint32_t* len, const uint32_t* cellfirst, uint32_t ncell, uint32_t valid,
@@ -223,45 +220,6 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
         p = q;
         cur = nxt;
     }
-}
-
-// Experiment (CUZK_CUDA_MSM_VARIANT=1, cuda/NOTES.md): each thread sums
-// the two halves of a piece as two independent chains, so that the
-// scheduler can interleave their carry chains (ILP instead of occupancy:
-// up to 255 registers, 2 blocks of 128 a multiprocessor).
-template <class F>
-__global__ void __launch_bounds__(128, 2) k_subsum2(const uint32_t* start, const uint32_t* len, uint32_t total,
-                                                   const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
-    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= total) return;
-    xyzz_t<F> acc0 = xyzz_infinity<F>(), acc1 = xyzz_infinity<F>();
-    const uint32_t* v = vals + start[j];
-    const uint32_t m = len[j], half = m / 2;
-    for (uint32_t t = 0; t < half; t++) {
-        uint32_t u0 = v[t], u1 = v[half + t];
-        affine_t<F> p0 = pts[u0 & ~SIGN], p1 = pts[u1 & ~SIGN];
-        if (u0 & SIGN) p0 = pt_neg(p0);
-        if (u1 & SIGN) p1 = pt_neg(p1);
-        acc0 = xyzz_add_mixed(acc0, p0);
-        acc1 = xyzz_add_mixed(acc1, p1);
-    }
-    if (m & 1) {  // the odd one out
-        uint32_t u = v[m - 1];
-        affine_t<F> p = pts[u & ~SIGN];
-        if (u & SIGN) p = pt_neg(p);
-        acc1 = xyzz_add_mixed(acc1, p);
-    }
-    partial[j] = pt_add(xyzz_to_jac(acc0), xyzz_to_jac(acc1));
-}
-
-// msm_variant is CUZK_CUDA_MSM_VARIANT (0: k_subsum, 1: k_subsum2), read
-// once per process.
-int msm_variant() {
-    static const int v = [] {
-        const char* env = getenv("CUZK_CUDA_MSM_VARIANT");
-        return env && atoi(env) == 1 ? 1 : 0;
-    }();
-    return v;
 }
 
 template <class F>
@@ -341,11 +299,7 @@ using cuzk::point_set;
 // crowds many points into each of its buckets; the pieces' tree
 // (k_tree) keeps that cheap.
 int window_bits(size_t n) {
-    static const int forced = [] {  // experiments (bench driver), read once
-        const char* env = getenv("CUZK_CUDA_MSM_C");
-        int c = env ? atoi(env) : 0;
-        return c >= 8 && c <= 20 ? c : 0;
-    }();
+    const int forced = cuzk::options().msm_window_bits;  // set_options checked 0 or 8..20
     if (forced) return forced;
     int lg = 0;
     while (((size_t)1 << lg) < n) lg++;
@@ -356,16 +310,12 @@ int window_bits(size_t n) {
 // msm on device-resident points and scalars (regular form computed here).
 // The pairs one pass may hold: their scratch is ~32 bytes a pair (keys and
 // values twice, the sort's temporary storage, the pieces' sums), given
-// 3/4 of the free device memory; CUZK_CUDA_MSM_MAX_PAIRS lowers it (the
-// tests force several passes with it).
+// 3/4 of the memory available within the device's cap (common.cuh); the
+// msm_max_pairs option lowers it (the tests force several passes with it).
 size_t max_pairs() {
-    const char* e = getenv("CUZK_CUDA_MSM_MAX_PAIRS");  // read each call: a test sets it for some MSMs
-    const size_t forced = e ? (size_t)strtoull(e, nullptr, 10) : 0;
-    size_t cap = (1ull << 32) - 4 * SUB, freeb = 0, total = 0;  // cells' edges stay below 2^32
-    if (cudaMemGetInfo(&freeb, &total) == cudaSuccess)
-        cap = std::min(cap, (freeb + cuzk::pool_idle()) / 4 * 3 / 32);
-    else
-        cudaGetLastError();  // unknown: one pass, as before
+    const size_t forced = cuzk::options().msm_max_pairs;
+    size_t cap = (1ull << 32) - 4 * SUB;  // cells' edges stay below 2^32
+    if (size_t a = cuzk::available()) cap = std::min(cap, a / 4 * 3 / 32);
     if (forced > 0) cap = std::min(cap, forced);
     return cap;
 }
@@ -446,10 +396,7 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
                                           nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>(),
                                           cellfirst.as<uint32_t>());
     CKR(cudaGetLastError());
-    if (total > 0 && msm_variant() == 1)
-        k_subsum2<<<(total + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), total, vals2.as<uint32_t>(),
-                                                set->pts, partial.as<jac_t<F>>());
-    else if (total > 0)
+    if (total > 0)
         k_subsum<<<(ncell + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), cellfirst.as<uint32_t>(), ncell,
                                                valid, vals2.as<uint32_t>(), set->pts, partial.as<jac_t<F>>());
     CKR(cudaGetLastError());
@@ -557,7 +504,7 @@ int upload(int dev, const void* points, size_t n, void** handle, char* err, size
     cudaError_t e = cuzk::dev_malloc(&s->pts, n * sizeof(affine_t<F>));
     if (e == cudaSuccess) e = cudaMemcpy(s->pts, points, n * sizeof(affine_t<F>), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
-        cudaFree(s->pts);
+        cuzk::dev_free(s->pts);
         delete s;
         return fail(err, errlen, cuzk::cuda_code(e), "uploading %zu points: %s", n, cudaGetErrorString(e));
     }
@@ -570,7 +517,7 @@ void release(void* handle) {
     point_set<F>* s = static_cast<point_set<F>*>(handle);
     if (!s) return;
     cudaSetDevice(s->dev);
-    cudaFree(s->pts);
+    cuzk::dev_free(s->pts);
     delete s;
 }
 
@@ -607,6 +554,25 @@ int msm_resident(void* handle, void* scalars, void* result, char* err, size_t er
         return 0;
     }
     return msm_device<F>(s, v->p, v->n, out, err, errlen);
+}
+
+// The MSM of a streamer's slot (stream.cuh) against device scalars.
+template <class F>
+int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err, size_t errlen) {
+    cuzk::scalar_vec* v = static_cast<cuzk::scalar_vec*>(scalars);
+    if (!v || !result || slot < 0 || slot > 1) return fail(err, errlen, 1, "NULL argument or slot %d", slot);
+    if (v->dev != s->dev) return fail(err, errlen, 1, "points on device %d, scalars on device %d", s->dev, v->dev);
+    if (n > s->n[slot] || offset > v->n || n > v->n - offset)
+        return fail(err, errlen, 1, "%zu scalars from %zu of %zu against %zu points", n, offset, v->n, s->n[slot]);
+    CKR(cudaSetDevice(s->dev));
+    msm_result<F>* out = static_cast<msm_result<F>*>(result);
+    if (n == 0) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
+    point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
+    return msm_device<F>(&view, v->p + offset, n, out, err, errlen);
 }
 
 template <class F>

@@ -15,6 +15,10 @@ extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, voi
 extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return msm_resident<fp_t>(handle, scalars, result, err, errlen);
 }
+int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
+                       size_t errlen) {
+    return stream_msm<fp_t>(s, slot, scalars, offset, n, result, err, errlen);
+}
 extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }
@@ -71,6 +75,21 @@ extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handl
         rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
     else
         rc = h_msm(x, consts, s, result, ms, std::chrono::steady_clock::now(), err, errlen);
+    cuzk::abc_free(x);  // consumed, also on error
+    return rc;
+}
+
+extern "C" int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
+    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
+    int rc = 0;
+    if (!x || !consts || !scalars)
+        rc = fail(err, errlen, 1, "NULL argument");
+    else if (cudaError_t e = cudaSetDevice(x->dev))
+        rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
+    else if (!(rc = cuzk::h_abc(x, consts, err, errlen))) {
+        *scalars = new cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
+        x->dv[0] = nullptr;  // the vector owns it now
+    }
     cuzk::abc_free(x);  // consumed, also on error
     return rc;
 }

@@ -14,3 +14,7 @@ extern "C" int cuzk_cuda_msm_g2_resident(void* handle, void* scalars, void* resu
 extern "C" int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp2_t>(handle, n, reps, ms, err, errlen);
 }
+int cuzk::stream_msm_g2(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
+                       size_t errlen) {
+    return stream_msm<fp2_t>(s, slot, scalars, offset, n, result, err, errlen);
+}

@@ -72,50 +72,11 @@ __global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
 
 // Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4):
 // 12 passes instead of 24 at 2^24, where the stages are bound by the
-// device's bandwidth. The default since session 5 (NTT 2^24 8.35 → 6.16 ms
-// on the H200, cuda/NOTES.md); CUZK_CUDA_NTT_VARIANT=0 runs one stage a pass.
+// device's bandwidth (NTT 2^24 8.35 → 6.16 ms on the H200 against one stage
+// a pass, cuda/NOTES.md); k_stage takes the last stage of an odd count.
 __global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n / 4) fr_radix4(x, n, m, tw, i);
-}
-
-// The first stages (half-sizes 1 .. LOCAL/2) in shared memory: after the
-// bit reversal they stay inside aligned blocks of LOCAL elements, so one
-// pass over x replaces log2(LOCAL) passes of k_stage. Experiment
-// (CUZK_CUDA_NTT_VARIANT=1, cuda/NOTES.md) until checked on a GPU.
-const int LOCAL = 1024;  // elements a block: 32 KiB of shared memory
-
-__global__ void __launch_bounds__(LOCAL / 2) k_stages_local(fr_t* x, size_t n, const fr_t* tw) {
-    __shared__ fr_t sh[LOCAL];
-    const size_t len = n < (size_t)LOCAL ? n : (size_t)LOCAL;
-    fr_t* blk = x + blockIdx.x * len;
-    const unsigned t = threadIdx.x;  // len/2 threads
-    sh[t] = blk[t];
-    sh[t + len / 2] = blk[t + len / 2];
-    __syncthreads();
-    for (size_t m = 1; m < len; m <<= 1) {
-        size_t j = t & (m - 1);
-        size_t i1 = ((t - j) << 1) + j, i2 = i1 + m;
-        fr_t w = tw[j * (n / (2 * m))];
-        fr_t u = sh[i1], v = fr_mul(sh[i2], w);
-        sh[i1] = fr_add(u, v);
-        sh[i2] = fr_sub(u, v);
-        __syncthreads();
-    }
-    blk[t] = sh[t];
-    blk[t + len / 2] = sh[t + len / 2];
-}
-
-// CUZK_CUDA_NTT_VARIANT, read once per process: "0" radix-2 passes, "1" the
-// shared-memory first stages, anything else radix-4 passes (the default).
-int ntt_variant() {
-    static const int v = [] {
-        const char* env = getenv("CUZK_CUDA_NTT_VARIANT");
-        if (env && strcmp(env, "0") == 0) return 0;
-        if (env && strcmp(env, "1") == 0) return 1;
-        return 2;
-    }();
-    return v;
 }
 
 // x[i] *= base^i · c (use_pow: coset shifts) or c (scalings). Each of the
@@ -164,14 +125,8 @@ int ntt_device(fr_t* x, size_t n, int logn, int inverse, int coset, const consts
     }
     k_bitrev<<<blocks(n), THREADS>>>(x, n, logn);
     CKLAUNCH();
-    if (ntt_variant() == 1) {
-        size_t len = n < (size_t)LOCAL ? n : (size_t)LOCAL;
-        k_stages_local<<<(unsigned)(n / len), (unsigned)(len / 2)>>>(x, n, inverse ? twi : tw);
-        CKLAUNCH();
-        m = len;
-    }
     while (m < n) {
-        if (ntt_variant() == 2 && 2 * m < n) {  // two stages a pass
+        if (2 * m < n) {  // two stages a pass
             k_stage4<<<blocks(n / 4), THREADS>>>(x, n, m, inverse ? twi : tw);
             m <<= 2;
         } else {
@@ -222,8 +177,8 @@ int get_twiddles(int dev, size_t n, const consts_t& k, const fr_t** tw, const fr
     *twi = t.twi;
     return 0;
 done:
-    cudaFree(t.tw);
-    cudaFree(t.twi);
+    cuzk::dev_free(t.tw);
+    cuzk::dev_free(t.twi);
     return rc;
 }
 
@@ -288,7 +243,7 @@ extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset,
     if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, tw, twi, err, errlen))) goto done;
     rc = cuzk::download_bytes(dev, x, dx, n * sizeof(fr_t), err, errlen);
 done:
-    cudaFree(dx);
+    cuzk::dev_free(dx);
     return rc;
 }
 
@@ -329,7 +284,7 @@ void cuzk::abc_free(abc_t* x) {
             cudaEventSynchronize(x->ready[i]);
             cudaEventDestroy(x->ready[i]);
         }
-        cudaFree(x->dv[i]);
+        cuzk::dev_free(x->dv[i]);
     }
     delete x;
 }
@@ -346,7 +301,7 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     int lg = log2_exact(n);
     fr_t* dv[3] = {(fr_t*)x->dv[0], (fr_t*)x->dv[1], (fr_t*)x->dv[2]};
     if ((rc = get_twiddles(x->dev, n, k, &tw, &twi, err, errlen))) return rc;
-    cuzk::phases ph("h");  // CUZK_CUDA_PROFILE: the waits for the copies apart from the NTTs
+    cuzk::phases ph("h");  // the profile option: the waits for the copies apart from the NTTs
     ph.mark("start");
     static const char* const waits[3] = {"wait a", "wait b", "wait c"};
     static const char* const ntts[3] = {"ntts a", "ntts b", "ntts c"};
@@ -365,7 +320,7 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     ph.mark("inverse coset ntt");
     CKR(cudaDeviceSynchronize());
     for (int i = 1; i < 3; i++) {
-        cudaFree(x->dv[i]);
+        cuzk::dev_free(x->dv[i]);
         x->dv[i] = nullptr;
     }
     ph.mark("free b, c");
@@ -422,7 +377,7 @@ extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* cons
 done:
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
-    cudaFree(dx);
+    cuzk::dev_free(dx);
     return rc;
 }
 

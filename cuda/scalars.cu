@@ -45,7 +45,7 @@ __global__ void k_select(const fr_t* aux, size_t n_aux, const uint64_t* words, s
 
 struct dbuf {
     void* p = nullptr;
-    ~dbuf() { cudaFree(p); }
+    ~dbuf() { cuzk::dev_free(p); }
 };
 
 int new_vec(int dev, size_t n, scalar_vec** out, char* err, size_t errlen) {
@@ -67,7 +67,7 @@ extern "C" int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, voi
     scalar_vec* v = nullptr;
     if (int rc = new_vec(dev, n, &v, err, errlen)) return rc;
     if (int rc = cuzk::upload_bytes(dev, v->p, host, n * sizeof(fr_t), err, errlen)) {
-        cudaFree(v->p);
+        cuzk::dev_free(v->p);
         delete v;
         return rc;
     }
@@ -108,7 +108,7 @@ extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size
     }
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
-        cudaFree(v->p);
+        cuzk::dev_free(v->p);
         delete v;
         return fail(err, errlen, cuzk::cuda_code(e), "selecting scalars: %s", cudaGetErrorString(e));
     }
@@ -128,7 +128,7 @@ extern "C" void cuzk_cuda_scalars_free(void* handle) {
     scalar_vec* v = static_cast<scalar_vec*>(handle);
     if (!v) return;
     cudaSetDevice(v->dev);
-    cudaFree(v->p);
+    cuzk::dev_free(v->p);
     delete v;
 }
 

@@ -63,7 +63,7 @@ int check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, cha
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
-    cudaFree(d);
+    cuzk::dev_free(d);
     if (e != cudaSuccess) return fail(err, errlen, cuzk::cuda_code(e), "subgroup check of %zu points: %s", n, cudaGetErrorString(e));
     *n_bad = (size_t)h[0];
     *first_bad = h[0] ? (size_t)h[1] : SIZE_MAX;

@@ -123,3 +123,16 @@ type SubgroupChecker interface {
 // used again (a GPU in a sticky error state). Other errors fail only the
 // partition that met them.
 var ErrDeviceFailed = errors.New("device failed")
+
+// DeviceMemory is implemented by backends whose device memory is capped
+// (gpus.max_device_memory): CheckRows refuses, wrapping ErrDeviceMemory
+// and with the numbers, a partition of rows rows that cannot run on the
+// device even with every point set streamed, and tells the backend the
+// size of the partitions to plan its resident sets for.
+type DeviceMemory interface {
+	CheckRows(rows int) error
+}
+
+// ErrDeviceMemory is wrapped when a partition does not fit in a device's
+// memory cap.
+var ErrDeviceMemory = errors.New("partition does not fit in the device memory cap")

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,6 +91,42 @@ type GPUs struct {
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
 	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
+	// MaxDeviceMemory caps what cuzk holds on each GPU (resident points,
+	// scalars, MSM and NTT scratch, stream buffers): a size ("16GiB"), a
+	// share of the card ("0.5"), or "" for what is free when the engine
+	// starts less a margin (DeviceMemoryMargin). Point sets that do not fit
+	// are streamed from page-locked host memory; a partition that cannot
+	// run even so is refused at once.
+	MaxDeviceMemory string `toml:"max_device_memory" json:"max_device_memory"`
+	// MSMPool keeps an MSM's device scratch for the next MSM (~4% faster at
+	// 2^24); false hands it back after each MSM (a GPU shared with other
+	// processes).
+	MSMPool bool `toml:"msm_pool" json:"msm_pool"`
+}
+
+// DeviceMemoryMargin is what the default gpus.max_device_memory leaves of
+// a GPU's free memory: the CUDA context's own allocations and the
+// kernels' launch buffers are not counted by the cap.
+const DeviceMemoryMargin = 1 * GiB
+
+// DeviceMemoryCap resolves gpus.max_device_memory for a GPU with total and
+// free bytes.
+func DeviceMemoryCap(s string, total, free uint64) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		if free <= uint64(DeviceMemoryMargin) {
+			return 0, fmt.Errorf("config: gpus.max_device_memory: the GPU has %s free, less than the %s margin", Size(free), DeviceMemoryMargin)
+		}
+		return free - uint64(DeviceMemoryMargin), nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 && !strings.ContainsAny(s, "eE") {
+		return uint64(f * float64(total)), nil
+	}
+	v, err := ParseSize(s)
+	if err != nil || v == 0 {
+		return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size (\"16GiB\"), a share of the card in (0, 1], or \"\"", s)
+	}
+	return uint64(v), nil
 }
 
 // Synthesis configures witness → a, b, c.
@@ -152,7 +189,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{SafetyMargin: 5 * GiB},
-		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true, MSMPool: true},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},
@@ -262,6 +299,9 @@ func (c *Config) Validate() error {
 		if !k.ok {
 			return fmt.Errorf("config: %s: %s (got %v)", k.key, k.why, k.val)
 		}
+	}
+	if _, err := DeviceMemoryCap(c.GPUs.MaxDeviceMemory, 1<<40, 1<<40); err != nil {
+		return err
 	}
 	for i, d := range c.GPUs.Devices {
 		if d < 0 {

@@ -239,13 +239,22 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 		if len(want) > 0 && !want[g.Index] {
 			continue
 		}
-		be := cuda.NewBackend(lib, g)
+		cp, err := config.DeviceMemoryCap(e.cfg.GPUs.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
+		}
+		opts := cuda.DefaultOptions()
+		opts.MaxDeviceMemory, opts.MSMPool = cp, e.cfg.GPUs.MSMPool
+		be, err := cuda.NewBackend(lib, g, opts)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
+		}
 		if !e.cfg.GPUs.G2OnGPU {
 			be.SetG2CPU(e.cfg.Synthesis.Threads)
 		}
 		be.SetDevicePrep(e.cfg.GPUs.DevicePrep)
 		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
-		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
+		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s sees %d GPU(s), none of them selected by gpus.devices", path, len(gpus))
@@ -379,8 +388,32 @@ func (e *Engine) check(req *Request) error {
 		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
 			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d", ErrTooLarge, i, ws, e.adm.budget)
 		}
+		if i == 0 {
+			if err := e.checkDeviceMemory(n); err != nil {
+				return fmt.Errorf("%w: %w", ErrTooLarge, err)
+			}
+		}
 	}
 	return nil
+}
+
+// checkDeviceMemory refuses partitions of n rows when no device can run
+// them within its memory cap (backend.DeviceMemory), naming the numbers of
+// the first refusal; devices that can take them plan for that size.
+func (e *Engine) checkDeviceMemory(n int) error {
+	var first error
+	for _, d := range e.devices {
+		dm, ok := d.be.(backend.DeviceMemory)
+		if !ok {
+			return nil
+		}
+		if err := dm.CheckRows(n); err == nil {
+			return nil
+		} else if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (e *Engine) partitionBytes(req *Request, i int) uint64 {

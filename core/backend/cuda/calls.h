@@ -30,6 +30,12 @@ typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, voi
 typedef int (*abcup_fn)(int, const void*, const void*, const void*, size_t, void**, char*, size_t);
 typedef int (*hmsmabc_fn)(void*, const void*, void*, void*, double*, char*, size_t);
 typedef int (*subgroup_fn)(void*, size_t, size_t*, size_t*, char*, size_t);
+typedef int (*setopt_fn)(int, const cuzk_cuda_options*, char*, size_t);
+typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
+typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
+typedef int (*stput_fn)(void*, int, const void*, size_t, char*, size_t);
+typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, void*, char*, size_t);
+typedef int (*habcs_fn)(void*, const void*, void**, char*, size_t);
 
 // The library is loaded with dlopen, so nothing links against its
 // declarations: these checks make the compiler compare every function
@@ -63,6 +69,13 @@ SAME(cuzk_cuda_h_msm_g1_abc, hmsmabc_fn);
 SAME(cuzk_cuda_abc_free, free_fn);
 SAME(cuzk_cuda_g1_check_subgroup, subgroup_fn);
 SAME(cuzk_cuda_g2_check_subgroup, subgroup_fn);
+SAME(cuzk_cuda_set_options, setopt_fn);
+SAME(cuzk_cuda_memory, mem_fn);
+SAME(cuzk_cuda_stream_new, stnew_fn);
+SAME(cuzk_cuda_stream_put, stput_fn);
+SAME(cuzk_cuda_stream_msm, stmsm_fn);
+SAME(cuzk_cuda_stream_free, free_fn);
+SAME(cuzk_cuda_h_abc_scalars, habcs_fn);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -110,5 +123,19 @@ static int call_subgroup(void* f, void* h, size_t n, size_t* bad, size_t* first,
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }
+static int call_setopt(void* f, int d, const cuzk_cuda_options* o, char* e, size_t el) { return ((setopt_fn)f)(d, o, e, el); }
+static int call_mem(void* f, int d, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset, char* e, size_t el) {
+    return ((mem_fn)f)(d, held, peak, cap, reset, e, el);
+}
+static int call_stnew(void* f, int d, int group, size_t chunk, void** h, char* e, size_t el) {
+    return ((stnew_fn)f)(d, group, chunk, h, e, el);
+}
+static int call_stput(void* f, void* h, int slot, const void* p, size_t n, char* e, size_t el) {
+    return ((stput_fn)f)(h, slot, p, n, e, el);
+}
+static int call_stmsm(void* f, void* h, int slot, void* s, size_t off, size_t n, void* r, char* e, size_t el) {
+    return ((stmsm_fn)f)(h, slot, s, off, n, r, e, el);
+}
+static int call_habcs(void* f, void* abc, const void* k, void** s, char* e, size_t el) { return ((habcs_fn)f)(abc, k, s, e, el); }
 
 #endif

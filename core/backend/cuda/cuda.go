@@ -61,6 +61,9 @@ type Library struct {
 	hostReg, hostUnreg           unsafe.Pointer
 	abcUpload, hMSMabc, abcFree  unsafe.Pointer
 	g1Subgroup, g2Subgroup       unsafe.Pointer
+	setOptions, memory           unsafe.Pointer
+	stNew, stPut, stMSM, stFree  unsafe.Pointer
+	hScalars                     unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -103,7 +106,10 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
 		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg},
 		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree},
-		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup}} {
+		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup},
+		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
+		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},
+		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -147,6 +153,46 @@ func (l *Library) Devices() ([]backend.GPU, error) {
 	return gpus, nil
 }
 
+// Options are a device's kernel options (cuzk_cuda.h's cuzk_cuda_options).
+type Options struct {
+	// MaxDeviceMemory caps what cuzk holds on the device (0: no cap).
+	MaxDeviceMemory uint64
+	// MSMMaxPairs limits an MSM pass's (point, window) pairs (0: as the
+	// memory allows; tests force several passes with it).
+	MSMMaxPairs uint64
+	// MSMWindowBits forces the window size (0: by the MSM's size; 8..20).
+	MSMWindowBits int
+	// MSMPool keeps an MSM's scratch in the device's pool for the next one.
+	MSMPool bool
+	// Profile prints each MSM's and h's phase timings on stderr.
+	Profile bool
+}
+
+// DefaultOptions are the library's defaults: no cap, the pool on.
+func DefaultOptions() Options { return Options{MSMPool: true} }
+
+// SetOptions sets device dev's kernel options.
+func (l *Library) SetOptions(dev int, o Options) error {
+	c := C.cuzk_cuda_options{max_device_memory: C.uint64_t(o.MaxDeviceMemory), msm_max_pairs: C.uint64_t(o.MSMMaxPairs),
+		msm_window_bits: C.int32_t(o.MSMWindowBits), msm_pool: C.int32_t(cbool(o.MSMPool)), profile: C.int32_t(cbool(o.Profile))}
+	return call("set options", func(e *C.char) C.int { return C.call_setopt(l.setOptions, C.int(dev), &c, e, errLen) })
+}
+
+// Memory is what cuzk holds on a device by the library's own count.
+type Memory struct {
+	Held, Peak, Cap uint64
+}
+
+// Memory reads device dev's count; resetPeak restarts the peak from what
+// is held now (after reading it).
+func (l *Library) Memory(dev int, resetPeak bool) (Memory, error) {
+	var held, peak, cp C.uint64_t
+	err := call("memory", func(e *C.char) C.int {
+		return C.call_mem(l.memory, C.int(dev), &held, &peak, &cp, cbool(resetPeak), e, errLen)
+	})
+	return Memory{Held: uint64(held), Peak: uint64(peak), Cap: uint64(cp)}, err
+}
+
 // consts is the domain constants block of cuzk_cuda.h.
 type consts struct {
 	omega, omegaInv, nInv, g, gInv, zInv fr.Element
@@ -173,6 +219,7 @@ func domainConsts(n int) *consts {
 type Backend struct {
 	lib *Library
 	dev int
+	mem *vram
 	g1  *residency[bls.G1Affine, bls.G1Jac, *bls.G1Jac]
 	g2  *residency[bls.G2Affine, bls.G2Jac, *bls.G2Jac]
 	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
@@ -204,22 +251,96 @@ func (b *Backend) G2OnDevice() bool { return b.g2CPU == nil }
 // NTTs (three 32-byte vectors of the domain).
 const residentShare = 0.6
 
-// NewBackend returns the backend for gpu (from lib.Devices); its free
-// memory sizes the budget of resident parameter points, shared by the G1
-// and G2 sets.
-func NewBackend(lib *Library, gpu backend.GPU) *Backend {
+// NewBackend returns the backend for gpu (from lib.Devices) with the
+// kernel options opts. With a cap (opts.MaxDeviceMemory) the memory plan
+// (devmem.go) decides which point sets stay resident; without one the
+// device's free memory sizes the budget of resident parameter points,
+// shared by the G1 and G2 sets.
+func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
+	if err := lib.SetOptions(gpu.Index, opts); err != nil {
+		return nil, err
+	}
 	b := &Backend{lib: lib, dev: gpu.Index}
-	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare)}
-	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup}), mem)
-	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup}), mem)
-	return b
+	mem := &vram{budget: uint64(float64(gpu.VRAMFree) * residentShare), plan: newMemPlan(opts.MaxDeviceMemory)}
+	if mem.plan.cap > 0 {
+		mem.budget = mem.plan.cap
+	}
+	b.mem = mem
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, 1, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, 2, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup}), mem)
+	return b, nil
 }
+
+// CheckRows refuses a partition of rows rows that cannot run within the
+// device's cap even with every point set streamed, and plans the resident
+// sets for partitions of that size (backend.DeviceMemory).
+func (b *Backend) CheckRows(rows int) error {
+	b.mem.mu.Lock()
+	defer b.mem.mu.Unlock()
+	if err := b.mem.plan.check(rows); err != nil {
+		return fmt.Errorf("cuda:%d: %w", b.dev, err)
+	}
+	b.mem.rows = max(b.mem.rows, rows)
+	return nil
+}
+
+// Memory reports what cuzk holds on the device by the library's count.
+func (b *Backend) Memory(resetPeak bool) (Memory, error) { return b.lib.Memory(b.dev, resetPeak) }
+
+// StreamedChunks is the number of point chunks streamed through the
+// device so far (0 while every set stays resident).
+func (b *Backend) StreamedChunks() int64 { return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load() }
 
 // deviceStore is the library's point-set calls of one group for one
 // device.
 type deviceStore[P, R any, PR jacobian[R]] struct {
 	b                              *Backend
+	group                          C.int // 1: G1, 2: G2
 	uploadFn, msmFn, fre, subgroup unsafe.Pointer
+}
+
+func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) { return d.b.uploadScalars(v) }
+
+func (d deviceStore[P, R, PR]) freeScalars(h any) { h.(*scalars).free() }
+
+func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
+	var h unsafe.Pointer
+	err := call("stream", func(e *C.char) C.int {
+		return C.call_stnew(d.b.lib.stNew, C.int(d.b.dev), d.group, C.size_t(chunk), &h, e, errLen)
+	})
+	return h, err
+}
+
+func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
+	return call("stream put", func(e *C.char) C.int {
+		return C.call_stput(d.b.lib.stPut, st.(unsafe.Pointer), C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+	})
+}
+
+func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n int) (R, error) {
+	var ws windowSums[R]
+	err := call("stream msm", func(e *C.char) C.int {
+		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n), unsafe.Pointer(&ws), e, errLen)
+	})
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return combine[R, PR](&ws)
+}
+
+func (d deviceStore[P, R, PR]) freeStream(st any) { C.call_free(d.b.lib.stFree, st.(unsafe.Pointer)) }
+
+func (d deviceStore[P, R, PR]) pin(points []P) error {
+	return call("host register", func(e *C.char) C.int {
+		return C.call_hreg(d.b.lib.hostReg, unsafe.Pointer(unsafe.SliceData(points)), C.size_t(uint64(len(points))*pointBytes[P]()), e, errLen)
+	})
+}
+
+func (d deviceStore[P, R, PR]) unpin(points []P) {
+	_ = call("host unregister", func(e *C.char) C.int {
+		return C.call_hunreg(d.b.lib.hostUnreg, unsafe.Pointer(unsafe.SliceData(points)), e, errLen)
+	})
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
@@ -321,17 +442,30 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	if err != nil {
 		return res, 0, 0, err
 	}
-	if h == nil {
+	k := domainConsts(n)
+	if h == nil { // streamed: h stays on the device as the scalars of the chunks' MSMs
 		start := time.Now()
-		hv, err := b.H(a, bb, c)
+		abc := b.takeABC(a, bb, c)
+		if abc == nil {
+			err = call("abc upload", func(e *C.char) C.int {
+				return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &abc, e, errLen)
+			})
+			if err != nil {
+				return res, 0, 0, err
+			}
+		}
+		hv := &scalars{b: b, n: n - 1}
+		err = call("h", func(e *C.char) C.int {
+			return C.call_habcs(b.lib.hScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
+		})
 		if err != nil {
 			return res, 0, 0, err
 		}
+		defer hv.free()
 		hTime = time.Since(start)
-		res, _, err = b.MSMG1(points, hv)
+		res, err = b.g1.streamMSM(points, hv)
 		return res, hTime, time.Since(start) - hTime, err
 	}
-	k := domainConsts(n)
 	var ms [2]C.double
 	var ws windowSums[bls.G1Jac]
 	if abc := b.takeABC(a, bb, c); abc != nil { // copied while the query MSMs ran

@@ -30,6 +30,23 @@ import (
 // CUZK_CUDA_REQUIRED=1 so that a missing library fails instead of skipping.
 func gpu(t *testing.T) *Backend {
 	t.Helper()
+	return gpuWith(t, benchOptions())
+}
+
+// benchOptions are the default kernel options with the device script's
+// experiment knobs (cuda/run-device.sh: CUZK_CUDA_PROFILE=1 phase timings,
+// CUZK_CUDA_MSM_C window bits, CUZK_CUDA_MSM_POOL=0 no pool), which only
+// the tests read.
+func benchOptions() Options {
+	o := DefaultOptions()
+	o.Profile = os.Getenv("CUZK_CUDA_PROFILE") != ""
+	o.MSMWindowBits, _ = strconv.Atoi(os.Getenv("CUZK_CUDA_MSM_C"))
+	o.MSMPool = os.Getenv("CUZK_CUDA_MSM_POOL") != "0"
+	return o
+}
+
+func gpuWith(t *testing.T, opts Options) *Backend {
+	t.Helper()
 	path := os.Getenv("CUZK_CUDA_LIB")
 	if path == "" {
 		if os.Getenv("CUZK_CUDA_REQUIRED") != "" {
@@ -43,7 +60,9 @@ func gpu(t *testing.T) *Backend {
 	require.NoError(t, err)
 	require.NotEmpty(t, gpus, "no CUDA device")
 	t.Logf("device 0: %s, %d GiB", gpus[0].Name, gpus[0].VRAMTotal>>30)
-	return NewBackend(lib, gpus[0])
+	be, err := NewBackend(lib, gpus[0], opts)
+	require.NoError(t, err)
+	return be
 }
 
 func sizes(t *testing.T) []int {
@@ -139,6 +158,40 @@ func TestHMatchesCPU(t *testing.T) {
 func TestHMSMMatchesCPU(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
+	checkHMSM(t, be)
+}
+
+// cappedGPU is a backend whose cap (560 MiB, chunks of 2^17 points)
+// keeps the sets of 2^16 points resident and streams those of 2^20 (the
+// plan keeps 480 MiB free for a 2^20 partition's working set).
+func cappedGPU(t *testing.T) *Backend {
+	o := benchOptions()
+	o.MaxDeviceMemory = 560 << 20
+	return gpuWith(t, o)
+}
+
+// checkCapped checks that be streamed and that the library's count of
+// what it held never passed the cap.
+func checkCapped(t *testing.T, be *Backend) {
+	m, err := be.Memory(false)
+	require.NoError(t, err)
+	require.Positive(t, be.StreamedChunks(), "sets streamed under the cap")
+	require.LessOrEqual(t, m.Peak, m.Cap, "device memory held never passed the cap")
+	t.Logf("under a cap of %d MiB: peak held %d MiB, %d chunks streamed", m.Cap>>20, m.Peak>>20, be.StreamedChunks())
+}
+
+// Under a device-memory cap the sets that do not fit stream through the
+// device (G1 query sets, B_G2, H over h kept on the device): the same
+// results, never above the cap.
+func TestCappedMatchesCPU(t *testing.T) {
+	be := cappedGPU(t)
+	defer be.Close()
+	checkHMSM(t, be)
+	checkQueryMSMs(t, be)
+	checkCapped(t, be)
+}
+
+func checkHMSM(t *testing.T, be *Backend) {
 	for _, k := range sizes(t) {
 		if k > 20 {
 			continue
@@ -160,6 +213,10 @@ func TestHMSMMatchesCPU(t *testing.T) {
 func TestQueryMSMsMatchCPU(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
+	checkQueryMSMs(t, be)
+}
+
+func checkQueryMSMs(t *testing.T, be *Backend) {
 	for _, k := range sizes(t) {
 		if k > 20 {
 			continue
@@ -399,7 +456,7 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 }
 
 // An MSM whose pairs do not fit the device memory runs its windows in
-// passes; CUZK_CUDA_MSM_MAX_PAIRS forces that here: n/4 pairs a pass (one
+// passes; the msm_max_pairs option forces that here: n/4 pairs a pass (one
 // window at a time for every scalar kind) and 3n (three windows of uniform
 // scalars, the 0/1-heavy ones in one pass).
 func TestMSMInPassesMatchesCPU(t *testing.T) {
@@ -409,7 +466,9 @@ func TestMSMInPassesMatchesCPU(t *testing.T) {
 	n := 1 << k
 	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
 	for _, limit := range []int{n / 4, 3 * n} {
-		t.Setenv("CUZK_CUDA_MSM_MAX_PAIRS", strconv.Itoa(limit))
+		o := benchOptions()
+		o.MSMMaxPairs = uint64(limit)
+		require.NoError(t, be.lib.SetOptions(be.dev, o))
 		for name, sc := range scalarKinds(t, n) {
 			want := cpuG1(t, pts, sc)
 			got, _, err := be.MSMG1(pts, sc)
@@ -422,6 +481,7 @@ func TestMSMInPassesMatchesCPU(t *testing.T) {
 		}
 		t.Logf("MSMs 2^%d with at most %d pairs a pass equal gnark-crypto's MultiExp (G1, G2, every scalar kind)", k, limit)
 	}
+	require.NoError(t, be.lib.SetOptions(be.dev, benchOptions()))
 }
 
 // TestBenchMSM prints the MSM tables (CUZK_CUDA_BENCH=1).

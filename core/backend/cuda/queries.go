@@ -80,7 +80,7 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		}
 	}
 	n := len(a)
-	if n < 2 || len(bb) != n || len(c) != n {
+	if n < 2 || len(bb) != n || len(c) != n || !b.roomForABC(n) {
 		return
 	}
 	b.takeABC(nil, nil, nil)
@@ -92,6 +92,22 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 			C.call_free(b.lib.abcFree, old.h)
 		}
 	}
+}
+
+// roomForABC reports whether a copy of a, b, c (n scalars each) may start
+// now, under a cap: beside what the device holds, the query stage still
+// needs its selected scalars and an MSM's scratch. (Without a cap a copy
+// that does not fit fails and is dropped.)
+func (b *Backend) roomForABC(n int) bool {
+	if b.mem == nil || b.mem.plan.cap == 0 {
+		return true
+	}
+	m, err := b.Memory(false)
+	if err != nil {
+		return false
+	}
+	need := 3*uint64(n)*scalarSize + 2*uint64(n)*scalarSize + b.mem.plan.msmScratch(n)
+	return m.Held+need <= b.mem.plan.cap
 }
 
 // swap puts v in a prefetch slot and returns what was there.
@@ -183,11 +199,7 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 		return res, err
 	}
 	if h == nil {
-		host, err := s.download()
-		if err != nil {
-			return res, err
-		}
-		return r.msm(points, host)
+		return r.streamMSM(points, s)
 	}
 	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {

@@ -21,6 +21,22 @@ type pointStore[P any, R any] interface {
 	checkSubgroup(h any, n int) (bad, first int, err error)
 }
 
+// streamStore is what a device offers for sets that do not stay
+// resident (cuzk_cuda.h's streamers): scalar vectors on the device, two
+// chunk buffers filled by put while the other is summed, and page-locking
+// of the host points so that the puts run at the link's rate beside the
+// MSMs.
+type streamStore[P any, R any] interface {
+	uploadScalars(v []fr.Element) (any, error)
+	freeScalars(h any)
+	newStream(chunk int) (any, error)
+	put(st any, slot int, points []P) error
+	streamMSM(st any, slot int, scalars any, offset, n int) (R, error)
+	freeStream(st any)
+	pin(points []P) error
+	unpin(points []P)
+}
+
 // jacobian is the group arithmetic the host does on results (*bls.G1Jac
 // and *bls.G2Jac): streamed chunks are added, window sums combined.
 type jacobian[R any] interface {
@@ -30,11 +46,13 @@ type jacobian[R any] interface {
 }
 
 // vram is a device's byte budget for resident point sets, shared by the G1
-// and G2 sets.
+// and G2 sets, and its memory plan under a cap (devmem.go).
 type vram struct {
 	mu     sync.Mutex
 	budget uint64
 	used   uint64
+	plan   memPlan
+	rows   int // the largest partition the engine announced (CheckRows); 0: none yet
 }
 
 // residency keeps parameter point sets resident in VRAM within the
@@ -47,7 +65,11 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 	mem   *vram
 	chunk int // points per streamed chunk
 
-	sets map[setKey[P]]any // guarded by mem.mu
+	sets   map[setKey[P]]any  // guarded by mem.mu
+	pinned map[setKey[P]][]P // host sets page-locked for streaming (nil: could not be); guarded by mem.mu
+
+	stMu sync.Mutex // one streamed MSM at a time uses the streamer
+	st   any        // the streamer, made on first use and kept
 
 	streamedChunks atomic.Int64
 }
@@ -72,7 +94,10 @@ func pointBytes[P any]() uint64 {
 func newResidency[P comparable, R any, PR jacobian[R]](store pointStore[P, R], mem *vram) *residency[P, R, PR] {
 	chunk := int(mem.budget / pointBytes[P]() / 2)
 	chunk = max(chunk, 1<<16)
-	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}}
+	if mem.plan.cap > 0 || chunk > mem.plan.chunk && mem.plan.chunk > 0 {
+		chunk = mem.plan.chunk
+	}
+	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{}}
 }
 
 // handle returns the resident copy of points, uploading it if it fits in
@@ -85,7 +110,11 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 		return h, nil
 	}
 	size := uint64(len(points)) * pointBytes[P]()
-	if r.mem.used+size > r.mem.budget {
+	rows := r.mem.rows
+	if rows == 0 {
+		rows = rowsFor(len(points))
+	}
+	if r.mem.used+size > r.mem.budget || !r.mem.plan.residentFits(r.mem.used, size, rows) {
 		return nil, nil
 	}
 	h, err := r.store.upload(points)
@@ -109,6 +138,14 @@ func (r *residency[P, R, PR]) msm(points []P, scalars []fr.Element) (R, error) {
 	}
 	if h != nil {
 		return r.store.msm(h, scalars)
+	}
+	if ss, ok := r.store.(streamStore[P, R]); ok {
+		sc, err := ss.uploadScalars(scalars)
+		if err != nil {
+			return res, fmt.Errorf("cuda: scalars of a streamed MSM: %w", err)
+		}
+		defer ss.freeScalars(sc)
+		return r.streamMSM(points, sc)
 	}
 	err = r.stream(points, func(ch any, from, to int) error {
 		part, err := r.store.msm(ch, scalars[from:to])
@@ -151,6 +188,79 @@ func (r *residency[P, R, PR]) checkSubgroup(points []P) (bad, first int, err err
 	return bad, first, nil
 }
 
+// streamMSM computes Σ s[i]·points[i] over a set that is not resident,
+// with s a device scalar vector (len(points) elements from its start):
+// the points go up a chunk at a time into the streamer's two buffers, the
+// next chunk's copy running (on its own goroutine) while the current one
+// is summed. The host points are page-locked once, on the first MSM that
+// streams them, and stay so until the set is forgotten.
+func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
+	var res R
+	ss := r.store.(streamStore[P, R])
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	if r.st == nil {
+		st, err := ss.newStream(r.chunk)
+		if err != nil {
+			return res, fmt.Errorf("cuda: stream buffers: %w", err)
+		}
+		r.st = st
+	}
+	r.pinOnce(ss, points)
+	n := len(points)
+	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
+	chunks := (n + r.chunk - 1) / r.chunk
+	if err := ss.put(r.st, 0, part(0)); err != nil {
+		return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
+	}
+	for k := 0; k < chunks; k++ {
+		next := make(chan error, 1)
+		if k+1 < chunks {
+			go func() { next <- ss.put(r.st, (k+1)%2, part(k+1)) }()
+		} else {
+			next <- nil
+		}
+		sum, err := ss.streamMSM(r.st, k%2, s, k*r.chunk, len(part(k)))
+		if perr := <-next; err == nil && perr != nil {
+			err = fmt.Errorf("cuda: streaming points from %d: %w", (k+1)*r.chunk, perr)
+		}
+		if err != nil {
+			return res, err
+		}
+		PR(&res).AddAssign(&sum)
+		r.streamedChunks.Add(1)
+	}
+	return res, nil
+}
+
+// pinOnce page-locks a streamed set's host memory, once; a set that
+// cannot be locked streams through the staging buffers instead.
+func (r *residency[P, R, PR]) pinOnce(ss streamStore[P, R], points []P) {
+	k := keyOf(points)
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	if _, done := r.pinned[k]; done {
+		return
+	}
+	r.pinned[k] = nil
+	if ss.pin(points) == nil {
+		r.pinned[k] = points
+	}
+}
+
+// unpinLocked undoes pinOnce for the sets within [lo, hi); mem.mu held.
+func (r *residency[P, R, PR]) unpinLocked(lo, hi uintptr) {
+	ss, ok := r.store.(streamStore[P, R])
+	for k, pts := range r.pinned {
+		if k.ptr >= lo && k.ptr < hi {
+			if ok && pts != nil {
+				ss.unpin(pts)
+			}
+			delete(r.pinned, k)
+		}
+	}
+}
+
 // stream runs fn on each chunk of points uploaded in turn (a set that
 // does not fit the budget), freeing each after it.
 func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) error) error {
@@ -170,10 +280,18 @@ func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) er
 	return nil
 }
 
-// close frees every resident set.
+// close frees every resident set, the streamer, and unlocks the host sets
+// it locked.
 func (r *residency[P, R, PR]) close() {
+	r.stMu.Lock()
+	if r.st != nil {
+		r.store.(streamStore[P, R]).freeStream(r.st)
+		r.st = nil
+	}
+	r.stMu.Unlock()
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
+	r.unpinLocked(0, ^uintptr(0))
 	for k, h := range r.sets {
 		r.store.free(h)
 		delete(r.sets, k)
@@ -191,6 +309,7 @@ func (r *residency[P, R, PR]) forget(points []P) {
 	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
+	r.unpinLocked(lo, hi)
 	for k, h := range r.sets {
 		if k.ptr >= lo && k.ptr < hi {
 			r.store.free(h)

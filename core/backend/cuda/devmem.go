@@ -1,0 +1,105 @@
+package cuda
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/cuzk/cuzk/core/backend"
+)
+
+// The device-memory plan under gpus.max_device_memory: which point sets
+// stay resident, how large a streamed chunk is, and which partitions
+// cannot run at all. The figures are upper bounds of what the kernels
+// allocate (cuda/: the MSM's scratch per point and per pass, the h stage's
+// vectors), so that a plan that fits never meets an out-of-memory error in
+// the middle of a partition; the library's own count (cuzk_cuda_memory)
+// enforces the cap whatever the plan says.
+const (
+	scalarSize = 32  // an Fr element
+	g1Size     = 96  // an affine G1 point
+	g2Size     = 192 // an affine G2 point
+	// An MSM's scratch: 16 bytes a point for the split into ones and dense
+	// scalars, 8 for the compacted indices, and for at least one window's
+	// pairs 16 (keys, values) twice (the sort's copy) — a pass takes more
+	// windows when the memory allows — plus the buckets, sums and the
+	// sort's temporary storage.
+	msmPerPoint = 56
+	msmFixed    = 256 << 20
+
+	minChunk = 1 << 16
+	maxChunk = 1 << 23
+)
+
+// memPlan is a device's plan: cap 0 means no cap (the resident budget is
+// then a share of the free memory, and streaming happens only past it).
+type memPlan struct {
+	cap   uint64
+	chunk int    // points a streamed chunk (both groups)
+	fixed uint64 // an MSM's scratch beside its per-point part (msmFixed; tests shrink it)
+}
+
+func newMemPlan(cap uint64) memPlan {
+	p := memPlan{cap: cap, chunk: 1 << 22, fixed: msmFixed}
+	if cap > 0 {
+		// two G2 buffers within an eighth of the cap
+		c := cap / 8 / (2 * g2Size)
+		p.chunk = min(max(1<<(bits.Len64(max(c, 1))-1), minChunk), maxChunk)
+	}
+	return p
+}
+
+func (p memPlan) msmScratch(points int) uint64 { return uint64(points)*msmPerPoint + p.fixed }
+
+// streamBuffers is what the two streamers (G1 and G2) keep once made.
+func (p memPlan) streamBuffers() uint64 { return 2 * uint64(p.chunk) * (g1Size + g2Size) }
+
+// streamedNeed is the least device memory a partition of n rows needs with
+// every point set streamed: the larger of its h stage (a, b, c and the
+// twiddle tables, n scalars each) and its query stage (aux and the
+// selected A and B scalars, and an MSM over a chunk), beside the stream
+// buffers.
+func (p memPlan) streamedNeed(n int) uint64 {
+	h := 4 * uint64(n) * scalarSize
+	q := 3*uint64(n)*scalarSize + p.msmScratch(p.chunk)
+	return max(h, q) + p.streamBuffers()
+}
+
+// reserve is what resident sets leave free for a partition of n rows
+// whose resident sets are summed whole: the query stage's scalars with an
+// MSM's scratch over n points, or the h stage's vectors.
+func (p memPlan) reserve(n int) uint64 {
+	h := 4 * uint64(n) * scalarSize
+	q := 3*uint64(n)*scalarSize + p.msmScratch(n)
+	return max(h, q) + p.streamBuffers()
+}
+
+// check refuses a partition of n rows that cannot run even with every
+// point set streamed, with the numbers.
+func (p memPlan) check(n int) error {
+	if p.cap == 0 {
+		return nil
+	}
+	if need := p.streamedNeed(n); need > p.cap {
+		return fmt.Errorf("%w: a partition of %d rows needs at least %s of device memory with every point set streamed "+
+			"(its scalar vectors %s, stream buffers %s), and gpus.max_device_memory is %s",
+			backend.ErrDeviceMemory, n, gib(need), gib(need-p.streamBuffers()), gib(p.streamBuffers()), gib(p.cap))
+	}
+	return nil
+}
+
+// residentFits reports whether a point set of size bytes may stay resident
+// beside used bytes of resident sets, for partitions of n rows.
+func (p memPlan) residentFits(used, size uint64, n int) bool {
+	return p.cap == 0 || used+size+p.reserve(n) <= p.cap
+}
+
+func gib(b uint64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+
+// rowsFor is the domain of a partition whose largest point set has
+// points points, when the engine has not said (the next power of two).
+func rowsFor(points int) int {
+	if points <= 1 {
+		return 2
+	}
+	return 1 << bits.Len(uint(points))
+}

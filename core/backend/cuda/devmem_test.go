@@ -1,0 +1,211 @@
+package cuda
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/backend"
+)
+
+// cappedStore is a G1 device with a memory cap, made of host memory: it
+// counts every allocation the kernels make — resident sets, scalar
+// vectors, the two stream buffers, and an MSM's scratch while it runs (the
+// plan's per-point and fixed figures, as cuda/ allocates them) — refuses
+// any past the cap, as the library's own count does, and records the peak.
+type cappedStore struct {
+	mu         sync.Mutex
+	cap, fixed uint64
+	live, peak uint64
+	refused    int
+	held       uint64 // a partition's other vectors (aux, selected A and B) while its MSMs run
+	pinned     int
+}
+
+var errCapped = errors.New("past the device memory cap")
+
+func (f *cappedStore) alloc(n uint64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.live+n > f.cap {
+		f.refused++
+		return errCapped
+	}
+	f.live += n
+	f.peak = max(f.peak, f.live)
+	return nil
+}
+
+func (f *cappedStore) release(n uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.live -= n
+}
+
+func (f *cappedStore) scratch(points int) (func(), error) {
+	n := uint64(points)*msmPerPoint + f.fixed
+	if err := f.alloc(n); err != nil {
+		return nil, err
+	}
+	return func() { f.release(n) }, nil
+}
+
+func (f *cappedStore) upload(points []bls.G1Affine) (any, error) {
+	if err := f.alloc(uint64(len(points)) * g1Size); err != nil {
+		return nil, err
+	}
+	cp := append([]bls.G1Affine(nil), points...)
+	return &cp, nil
+}
+
+func (f *cappedStore) free(h any) { f.release(uint64(len(*h.(*[]bls.G1Affine))) * g1Size) }
+
+func (f *cappedStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
+	var r bls.G1Jac
+	done, err := f.scratch(len(scalars))
+	if err != nil {
+		return r, err
+	}
+	defer done()
+	_, err = r.MultiExp((*h.(*[]bls.G1Affine))[:len(scalars)], scalars, ecc.MultiExpConfig{})
+	return r, err
+}
+
+func (f *cappedStore) checkSubgroup(any, int) (int, int, error) { return 0, -1, nil }
+
+func (f *cappedStore) uploadScalars(v []fr.Element) (any, error) {
+	if err := f.alloc(uint64(len(v)) * scalarSize); err != nil {
+		return nil, err
+	}
+	cp := append([]fr.Element(nil), v...)
+	return &cp, nil
+}
+
+func (f *cappedStore) freeScalars(h any) { f.release(uint64(len(*h.(*[]fr.Element))) * scalarSize) }
+
+type fakeStream struct {
+	chunk int
+	slot  [2][]bls.G1Affine
+}
+
+// The real streamers are two buffers of each group; this device holds the
+// G2 pair's bytes too, so that the plan's figure is what it counts.
+func (f *cappedStore) newStream(chunk int) (any, error) {
+	if err := f.alloc(2 * uint64(chunk) * (g1Size + g2Size)); err != nil {
+		return nil, err
+	}
+	return &fakeStream{chunk: chunk}, nil
+}
+
+func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
+	s := st.(*fakeStream)
+	if len(points) > s.chunk {
+		return errors.New("chunk too large")
+	}
+	s.slot[slot] = append(s.slot[slot][:0], points...)
+	return nil
+}
+
+func (f *cappedStore) streamMSM(st any, slot int, sc any, offset, n int) (bls.G1Jac, error) {
+	var r bls.G1Jac
+	done, err := f.scratch(n)
+	if err != nil {
+		return r, err
+	}
+	defer done()
+	s := (*sc.(*[]fr.Element))[offset : offset+n]
+	_, err = r.MultiExp(st.(*fakeStream).slot[slot][:n], s, ecc.MultiExpConfig{})
+	return r, err
+}
+
+func (f *cappedStore) freeStream(st any) {
+	f.release(2 * uint64(st.(*fakeStream).chunk) * (g1Size + g2Size))
+}
+
+func (f *cappedStore) pin([]bls.G1Affine) error { f.pinned++; return nil }
+func (f *cappedStore) unpin([]bls.G1Affine)     { f.pinned-- }
+
+// TestCapPlansResidentAndStreamedSets runs a partition's G1 MSMs (three
+// query sets of n points with the partition's other vectors held, then H
+// over h) on a capped fake device at caps from "everything resident" down
+// to "everything streamed": every result equals the CPU's, no allocation
+// is ever refused, the peak stays within the cap, and the sets the plan
+// keeps resident shrink with the cap.
+func TestCapPlansResidentAndStreamedSets(t *testing.T) {
+	const n = 1 << 11
+	sets := [][]bls.G1Affine{testPoints(t, n), testPoints(t, n), testPoints(t, n), testPoints(t, n-1)}
+	sc := random(t, n)
+	base := memPlan{chunk: 1 << 10, fixed: 4 << 10}
+	setBytes := uint64(n) * g1Size
+	caps := []struct {
+		cap      uint64
+		resident int
+	}{
+		{base.reserve(n) + 4*setBytes, 4},
+		{base.reserve(n) + 2*setBytes, 2},
+		{base.reserve(n) + setBytes, 1},
+		{base.streamedNeed(n), 0},
+	}
+	for _, c := range caps {
+		plan := base
+		plan.cap = c.cap
+		require.NoError(t, plan.check(n))
+		store := &cappedStore{cap: c.cap, fixed: base.fixed}
+		r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: c.cap, plan: plan, rows: n})
+		require.Equal(t, plan.chunk, r.chunk, "a capped device streams chunks of the plan's size")
+		for round := 0; round < 2; round++ {
+			for i, pts := range sets {
+				// the partition's other vectors beside the scalars the MSM
+				// uploads: aux and one selection, or the twiddle tables
+				held := uint64(2 * n * scalarSize)
+				if i == 3 {
+					held = n * scalarSize
+				}
+				require.NoError(t, store.alloc(held))
+				got, err := r.msm(pts, sc[:len(pts)])
+				store.release(held)
+				require.NoError(t, err, "cap %d, set %d", c.cap, i)
+				want := cpuG1(t, pts, sc[:len(pts)])
+				require.True(t, want.Equal(&got), "cap %d, set %d", c.cap, i)
+			}
+		}
+		require.Len(t, r.sets, c.resident, "resident sets under a cap of %d", c.cap)
+		require.Zero(t, store.refused, "the plan never meets a refusal")
+		require.LessOrEqual(t, store.peak, c.cap)
+		if c.resident < len(sets) {
+			require.Positive(t, r.streamedChunks.Load())
+			require.Equal(t, len(sets)-c.resident, store.pinned, "each streamed set is page-locked once")
+		}
+		r.close()
+		require.Zero(t, store.live, "close frees the resident sets and the stream buffers")
+		require.Zero(t, store.pinned, "close unlocks the host sets")
+	}
+}
+
+// A partition that cannot run even streamed is refused before anything is
+// allocated, with its numbers; the chunk follows the cap.
+func TestCapRefusesWhatCannotFit(t *testing.T) {
+	const GiB = 1 << 30
+	for _, c := range []struct {
+		cap   uint64
+		chunk int
+	}{{16 * GiB, 1 << 22}, {24 * GiB, 1 << 23}, {1 * GiB, 1 << 18}, {64 << 20, 1 << 16}, {512 * GiB, 1 << 23}} {
+		require.Equal(t, c.chunk, newMemPlan(c.cap).chunk, "cap %d", c.cap)
+	}
+	p16, p24 := newMemPlan(16*GiB), newMemPlan(24*GiB)
+	require.NoError(t, p16.check(1<<26))
+	require.NoError(t, p24.check(1<<27))
+	err := p16.check(1 << 27)
+	require.ErrorIs(t, err, backend.ErrDeviceMemory)
+	require.ErrorContains(t, err, "134217728 rows needs at least 18.25 GiB")
+	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
+	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
+	// 2^26 under 16 GiB: no set of 2^26 G1 points (6 GiB) stays resident.
+	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
+	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))
+}

@@ -1,0 +1,51 @@
+// A device's options and memory count (cuzk_cuda.h: cuzk_cuda_set_options,
+// cuzk_cuda_memory); the accounting itself is in common.cuh.
+#include "common.cuh"
+
+using cuzk::fail;
+
+namespace {
+
+int check_device(int dev, char* err, size_t errlen) {
+    int count = 0;
+    CKR(cudaGetDeviceCount(&count));
+    if (dev < 0 || dev >= count || dev >= cuzk::MAX_DEVICES)
+        return fail(err, errlen, 1, "device %d out of range (%d devices)", dev, count);
+    CKR(cudaSetDevice(dev));
+    return 0;
+}
+
+}  // namespace
+
+extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* err, size_t errlen) {
+    if (!o) return fail(err, errlen, 1, "options is NULL");
+    if (o->msm_window_bits != 0 && (o->msm_window_bits < 8 || o->msm_window_bits > 20))
+        return fail(err, errlen, 1, "msm_window_bits %d: want 0 or 8..20", o->msm_window_bits);
+    if ((o->msm_pool != 0 && o->msm_pool != 1) || (o->profile != 0 && o->profile != 1) || o->reserved != 0)
+        return fail(err, errlen, 1, "msm_pool and profile are 0 or 1, reserved is 0");
+    if (int rc = check_device(dev, err, errlen)) return rc;
+    cuzk::device_state& s = cuzk::state(dev);
+    bool trim;
+    {
+        std::lock_guard<std::mutex> g(s.mu);
+        trim = s.opt.msm_pool && !o->msm_pool;
+        s.opt = *o;
+    }
+    if (trim) cuzk::trim_pool();  // the pool's idle memory goes back with the pool
+    return 0;
+}
+
+extern "C" int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err,
+                                size_t errlen) {
+    if (!held || !peak || !cap) return fail(err, errlen, 1, "NULL argument");
+    if (int rc = check_device(dev, err, errlen)) return rc;
+    cuzk::device_state& s = cuzk::state(dev);
+    std::lock_guard<std::mutex> g(s.mu);
+    const size_t h = cuzk::held_locked(s);
+    s.peak = std::max(s.peak, h);
+    *held = h;
+    *peak = s.peak;
+    *cap = s.opt.max_device_memory;
+    if (reset_peak) s.peak = h;
+    return 0;
+}

@@ -1,0 +1,23 @@
+// A streamer (cuzk_cuda.h's cuzk_cuda_stream_*): two device buffers of
+// chunk points of one group, each filled by a put (on the copy stream when
+// the host memory is page-locked, its event recorded) and summed by an MSM
+// that waits for that event (msm.cuh's stream_msm, per group).
+#pragma once
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+namespace cuzk {
+
+struct streamer {
+    int dev, group;
+    size_t chunk, point_bytes;
+    void* pts[2];
+    size_t n[2];
+    cudaEvent_t ready[2];
+};
+
+// The MSM of a slot, per group (msm_g1.cu, msm_g2.cu).
+int stream_msm_g1(streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err, size_t errlen);
+int stream_msm_g2(streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err, size_t errlen);
+
+}  // namespace cuzk
