@@ -136,3 +136,9 @@ type DeviceMemory interface {
 // ErrDeviceMemory is wrapped when a partition does not fit in a device's
 // memory cap.
 var ErrDeviceMemory = errors.New("partition does not fit in the device memory cap")
+
+// MemoryReporter is implemented by backends that count what they hold on
+// their device: held now, the most held since start, and the cap (0: none).
+type MemoryReporter interface {
+	DeviceMemory() (held, peak, cap uint64, err error)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/cuzk/cuzk/core/backend"
 	"sort"
 	"time"
 
@@ -53,6 +54,11 @@ type DeviceStatus struct {
 	LockWait     time.Duration `json:"lock_wait_ns"`
 	Busy         time.Duration `json:"busy_ns"`
 	Utilisation  float64       `json:"utilisation"` // busy / uptime
+	// Device memory by the backend's own count (GPUs): held now, the most
+	// held since start, and gpus.max_device_memory resolved (0: no cap).
+	MemoryHeld uint64 `json:"device_memory_held,omitempty"`
+	MemoryPeak uint64 `json:"device_memory_peak,omitempty"`
+	MemoryCap  uint64 `json:"device_memory_cap,omitempty"`
 }
 
 // MemoryStatus is the memory budget and the buffer pool.
@@ -104,6 +110,9 @@ func (e *Engine) Status() Status {
 			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()}
 		if f := d.lock.failed(); f != nil {
 			ds.Healthy, ds.Error = false, f.Error()
+		}
+		if mr, ok := d.be.(backend.MemoryReporter); ok && ds.Healthy {
+			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()
 		}
 		st.Devices = append(st.Devices, ds)
 	}

@@ -293,7 +293,24 @@ static double vram_used_gib(void) {
     return used / (1024.0 * 1024.0 * 1024.0);
 }
 
-/* The sampler: every 100 ms, the mean utilisation of the watched GPUs. */
+/* The most device memory in use seen by the sampler (GiB; -1: none). */
+static double g_vram_peak = -1;
+
+/* json_number finds "key": in a JSON text and returns the number after it
+ * (the largest when the key repeats: one per device), or -1. */
+static double json_number(const char* json, const char* key) {
+    char pat[96];
+    double best = -1;
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    for (const char* p = json ? strstr(json, pat) : NULL; p; p = strstr(p + 1, pat)) {
+        double v = strtod(p + strlen(pat), NULL);
+        if (v > best) best = v;
+    }
+    return best;
+}
+
+/* The sampler: every 100 ms, the mean utilisation of the watched GPUs and
+ * their memory in use (its peak). */
 typedef struct sampler {
     pthread_t th;
     volatile int stop;
@@ -316,6 +333,8 @@ static void* sample_loop(void* arg) {
                 got++;
             }
         }
+        double vram = vram_used_gib();
+        if (vram > g_vram_peak) g_vram_peak = vram;
         if (got && s->n < s->cap) {
             s->t[s->n] = now() - s->t0;
             s->v[s->n] = sum / got;
@@ -781,6 +800,11 @@ int main(int argc, char** argv) {
     }
     /* Out of the cache too, so that its memory can go before verification. */
     double vram_proving = vram_used_gib();
+    /* cuzk's own count of what it held on the device, against its cap */
+    char* status = cuzk_status_json();
+    double held_peak = json_number(status, "device_memory_peak") / (1024.0 * 1024.0 * 1024.0);
+    double held_cap = json_number(status, "device_memory_cap") / (1024.0 * 1024.0 * 1024.0);
+    cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
     double vram_dropped = vram_used_gib();
@@ -865,6 +889,14 @@ int main(int argc, char** argv) {
         metric(NULL, "vram_before", vram_before, "GiB");
         metric(NULL, "vram_after_calls", vram_proving, "GiB");
         metric(NULL, "vram_after_drop", vram_dropped, "GiB");
+        printf("%-32s %12.3f  GiB\n", "  peak sampled during the calls", g_vram_peak);
+        metric(NULL, "vram_peak_sampled", g_vram_peak, "GiB");
+    }
+    if (held_peak >= 0) {
+        printf("%-32s %12.3f  GiB (cap %.3f GiB; 0: none)\n", "device memory, cuzk's count: peak", held_peak,
+               held_cap > 0 ? held_cap : 0);
+        metric(NULL, "device_memory_peak", held_peak, "GiB");
+        metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
     }
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,

@@ -287,6 +287,12 @@ func (b *Backend) CheckRows(rows int) error {
 // Memory reports what cuzk holds on the device by the library's count.
 func (b *Backend) Memory(resetPeak bool) (Memory, error) { return b.lib.Memory(b.dev, resetPeak) }
 
+// DeviceMemory is backend.MemoryReporter.
+func (b *Backend) DeviceMemory() (held, peak, cap uint64, err error) {
+	m, err := b.Memory(false)
+	return m.Held, m.Peak, m.Cap, err
+}
+
 // StreamedChunks is the number of point chunks streamed through the
 // device so far (0 while every set stays resident).
 func (b *Backend) StreamedChunks() int64 { return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load() }
