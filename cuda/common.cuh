@@ -166,6 +166,7 @@ static inline cudaError_t dev_malloc(void** p, size_t n) {
     }
     std::lock_guard<std::mutex> g(s.mu);
     if (e != cudaSuccess) {
+        cudaGetLastError();
         s.used -= counted;
         *p = nullptr;
         return e;
@@ -206,7 +207,10 @@ static inline cudaError_t pooled_malloc(void** p, size_t n) {
         }
     }
     cudaError_t e = cudaMallocAsync(p, n, 0);
-    if (e != cudaSuccess) return e;
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return e;
+    }
     std::lock_guard<std::mutex> g(s.mu);
     const size_t h = held_locked(s);
     if (cap && h > cap) {  // the pool rounded its reservation past the cap
@@ -272,11 +276,14 @@ static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / 
 }  // namespace cuzk
 
 // CKR returns from the enclosing function with a message on a CUDA error;
-// the function has `char* err, size_t errlen` in scope.
+// the function has `char* err, size_t errlen` in scope. The runtime's last
+// error is cleared, so that a failure that leaves the device usable (an
+// allocation, host memory already registered) does not resurface in the
+// next call's cudaGetLastError().
 #define CKR(call)                                                                                        \
     do {                                                                                                 \
         cudaError_t e_ = (call);                                                                         \
-        if (e_ != cudaSuccess)                                                                           \
+        if (e_ != cudaSuccess && (cudaGetLastError(), true))                                             \
             return cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
                               __LINE__);                                                                 \
     } while (0)

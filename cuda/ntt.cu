@@ -31,6 +31,7 @@ using cuzk::THREADS;
     do {                                                                                         \
         cudaError_t e_ = (call);                                                                 \
         if (e_ != cudaSuccess) {                                                                 \
+            cudaGetLastError(); /* a non-sticky error must not fail the next call */             \
             rc = fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
             goto done;                                                                           \
         }                                                                                        \

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -128,7 +129,7 @@ var nbSets = len(subgroupSets(&ProvingKey{}))
 // first point found outside the subgroup, wrapping ErrNotInGroup.
 func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, progress func(stage string, done, total int64)) error {
 	sets := subgroupSets(pk)
-	sc := setChecker{c: c, progress: progress}
+	sc := &setChecker{c: c, progress: progress}
 	for _, s := range sets {
 		sc.total += int64(s.len())
 	}
@@ -146,9 +147,10 @@ var errAbandoned = errors.New("params: subgroup check abandoned")
 // setChecker checks sections one after another, reporting progress over
 // total points.
 type setChecker struct {
-	c           SubgroupChecker
-	progress    func(stage string, done, total int64)
-	done, total int64
+	c        SubgroupChecker
+	progress func(stage string, done, total int64)
+	total    int64
+	done     atomic.Int64
 }
 
 // check checks s; stopped, when set, is polled between checker calls.
@@ -186,18 +188,20 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
 			}
 			return fmt.Errorf("params: %s[%d]: %w", s.name, from+bad, ErrNotInGroup)
 		}
-		sc.done += int64(to - from)
+		done := sc.done.Add(int64(to - from))
 		if sc.progress != nil {
-			sc.progress(StageSubgroup, sc.done, sc.total)
+			sc.progress(StageSubgroup, done, sc.total)
 		}
 	}
 	return nil
 }
 
-// sectionChecks checks a key's sections on one goroutine, in the order the
-// decoder hands them over (file order), while the decoder goes on with the
-// next ones: a first load then costs about the decode plus the check of
-// the last section, not the decode plus the whole check.
+// sectionChecks checks a key's sections in the order the decoder hands
+// them over, while the decoder goes on with the next ones: a first load
+// then costs about the decode plus the check of the last section, not the
+// decode plus the whole check. A device checker gets two goroutines, so
+// that one section's upload runs beside the other's kernels (on the CPU
+// one goroutine: the checker is parallel within a section).
 type sectionChecks struct {
 	sets chan subgroupSet // holds every section: the decoder never waits
 	stop chan struct{}    // closed to abandon the check
@@ -211,7 +215,11 @@ type sectionChecks struct {
 // whole key, for progress.
 func startChecks(c SubgroupChecker, total int64, progress func(stage string, done, total int64), ready <-chan struct{}) *sectionChecks {
 	s := &sectionChecks{sets: make(chan subgroupSet, nbSets), stop: make(chan struct{}), done: make(chan struct{})}
-	sc := setChecker{c: c, progress: progress, total: total}
+	sc := &setChecker{c: c, progress: progress, total: total}
+	workers := 2
+	if _, onCPU := c.(CPUChecker); onCPU {
+		workers = 1
+	}
 	go func() {
 		defer close(s.done)
 		if ready != nil {
@@ -222,20 +230,40 @@ func startChecks(c SubgroupChecker, total int64, progress func(stage string, don
 		}
 		// After a failure only the sections before it in the file are
 		// checked (the decoder hands B_G2 over first): the error names
-		// the first point outside the subgroup in file order.
-		failed := nbSets
-		for set := range s.sets {
-			if set.pos > failed {
-				continue
-			}
-			if err := sc.check(set, s.stopped); err != nil {
-				if errors.Is(err, errAbandoned) || !errors.Is(err, ErrNotInGroup) {
-					s.err = err
-					return
+		// the first point outside the subgroup in file order. Any other
+		// error ends the check.
+		var mu sync.Mutex
+		failed, fatal := nbSets, false
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for set := range s.sets {
+					mu.Lock()
+					skip := fatal || set.pos > failed
+					mu.Unlock()
+					if skip {
+						continue
+					}
+					err := sc.check(set, s.stopped)
+					if err == nil {
+						continue
+					}
+					mu.Lock()
+					switch {
+					case errors.Is(err, errAbandoned) || !errors.Is(err, ErrNotInGroup):
+						if !fatal {
+							s.err, fatal = err, true
+						}
+					case !fatal && set.pos < failed:
+						s.err, failed = err, set.pos
+					}
+					mu.Unlock()
 				}
-				s.err, failed = err, set.pos
-			}
+			}()
 		}
+		wg.Wait()
 		if s.err != nil {
 			return
 		}
