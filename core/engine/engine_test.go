@@ -130,7 +130,7 @@ func TestPriorityOrder(t *testing.T) {
 		ids = append(ids, s.id)
 	}
 	st := e.Status()
-	require.Equal(t, map[string]int{"critical": 2, "high": 1, "normal": 2, "low": 1}, st.Queue)
+	require.Equal(t, map[string]int{"critical": 2, "high": 1, "normal": 2, "low": 1}, st.Capacity.Queue)
 	gate()
 	require.Equal(t, []string{"block0", "block1", "block2", "c1", "c2", "h1", "n1", "n2", "l1"}, lockOrder(t, e, ids))
 }
