@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -37,7 +38,7 @@ func (s *Service) relistenLocked(addr string) error {
 	var next *listener
 	if addr != "" {
 		var err error
-		if next, err = s.listen(addr); err != nil {
+		if next, err = listen(addr, s.StatusJSON, s.gatherer(), s.log); err != nil {
 			return err
 		}
 	}
@@ -48,25 +49,33 @@ func (s *Service) relistenLocked(addr string) error {
 	return nil
 }
 
-// listen binds addr and serves on it.
-func (s *Service) listen(addr string) (*listener, error) {
+// listen binds addr and serves status's JSON and g's metrics on it.
+func listen(addr string, status func() ([]byte, error), g prometheus.Gatherer, log *slog.Logger) (*listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &Error{Code: BadConfig, Err: fmt.Errorf("config: metrics.listen: %w", err)}
 	}
-	errLog := slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
+	errLog := slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer(), promhttp.HandlerOpts{ErrorLog: errLog}))
-	mux.HandleFunc("GET /status", s.serveStatus)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorLog: errLog}))
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		js, err := status()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(append(js, '\n'))
+	})
 	l := &listener{addr: addr, ln: ln, done: make(chan struct{}),
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ErrorLog: errLog}}
 	go func() {
 		defer close(l.done)
 		if err := l.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("cuzk: metrics listener stopped", "addr", ln.Addr().String(), "err", err)
+			log.Error("cuzk: metrics listener stopped", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
-	s.log.Info("cuzk: serving /metrics and /status", "addr", ln.Addr().String())
+	log.Info("cuzk: serving /metrics and /status", "addr", ln.Addr().String())
 	return l, nil
 }
 
@@ -75,16 +84,6 @@ func (s *Service) listen(addr string) (*listener, error) {
 func (l *listener) close() {
 	_ = l.srv.Close()
 	<-l.done
-}
-
-func (s *Service) serveStatus(w http.ResponseWriter, _ *http.Request) {
-	js, err := s.StatusJSON()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(js, '\n'))
 }
 
 // ListenAddr returns the address the listener is bound to ("" when

@@ -237,6 +237,13 @@ func TestListenerFollowsConfiguration(t *testing.T) {
 	_, err = s.Await(job, 0)
 	require.NoError(t, err)
 
+	// An engine that cannot start: the listener serves the reason.
+	err = s.Configure(listen("localhost:0") + "[gpus]\nrequired = true\ncuda_lib = \"/nonexistent/libcuzk_cuda.so\"\n")
+	require.Equal(t, BadConfig, CodeOf(err), "%v", err)
+	code, _, body := get(t, second, "/status")
+	require.Equal(t, http.StatusInternalServerError, code)
+	require.Contains(t, string(body), "/nonexistent/libcuzk_cuda.so")
+
 	// Off again; then Close stops a running one.
 	require.Eventually(t, func() bool { return s.Configure("") == nil }, 10*time.Second, 10*time.Millisecond)
 	require.Empty(t, s.ListenAddr())
