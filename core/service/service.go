@@ -79,6 +79,9 @@ func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
 // (re)starts the engine with it, and the listener of metrics.listen when
 // that changes. Reconfiguring is refused while jobs run; an address that
 // cannot be bound is a BadConfig error that leaves everything as it was.
+// A configuration the engine cannot start with (a required GPU missing) is
+// a BadConfig error too, but stays in force: the listener then answers
+// /status with the reason, and the next use tries the engine again.
 func (s *Service) Configure(text string) error {
 	cfg, warnings, err := config.ParseWarnings(text)
 	if err != nil {
