@@ -161,7 +161,14 @@ const char* cuzk_version(void);
 /* Configures (or reconfigures, when no job is in flight) the process-wide
  * engine from TOML or JSON text (see core/config/example.toml); NULL or ""
  * means the defaults. Without this call the engine starts with the
- * defaults on first use. Borrows the text. */
+ * defaults on first use. Borrows the text.
+ *
+ * [metrics] listen = "127.0.0.1:PORT" makes the library serve HTTP on its
+ * own goroutines: GET /metrics (what cuzk_metrics_text returns) and GET
+ * /status (what cuzk_status_json returns). The listener is kept while the
+ * address stays the same, rebound when it changes, and stopped when it is
+ * removed; an address that cannot be bound is CUZK_ERR_CONFIG, and the
+ * previous configuration (and listener) stays in force. */
 cuzk_error cuzk_config(const char* toml_or_json);
 
 /* Registers circuit_id's constraint system from a file (circom .r1cs
@@ -220,12 +227,20 @@ cuzk_error cuzk_verify(const char* circuit_id, const uint8_t* proofs, size_t pro
  * the curve or outside the subgroup are refused. */
 cuzk_error cuzk_proof_compress(const void* proofs384, size_t num_proofs, uint8_t* out);
 
-/* The engine's status (queue, jobs, devices, memory, throttle) as JSON;
- * NULL on failure. Release with cuzk_free(). */
+/* The library's status as one JSON object; NULL on failure. Release with
+ * cuzk_free(). Keys are snake_case, durations in seconds (keys ending
+ * _seconds), sizes in bytes (keys ending _bytes, or "bytes"), and lists are
+ * [] when empty: version, metrics_listen (the bound address, "" when off),
+ * circuits, parameter_sets, srs_cache (each with its bytes), uptime_seconds,
+ * capacity (memory_budget_bytes, memory_free_bytes, queue by priority,
+ * jobs_in_flight, partitions_waiting_for_memory, devices_healthy,
+ * workers_healthy), jobs, devices (with healthy and error), memory,
+ * throttle, finished. */
 char* cuzk_status_json(void);
 
-/* The engine's Prometheus metrics in the text exposition format; NULL on
- * failure. Release with cuzk_free(). */
+/* The library's Prometheus metrics in the text exposition format: the
+ * engine's, cuzk_build_info, and the standard go_* and process_* ones;
+ * NULL on failure. Release with cuzk_free(). */
 char* cuzk_metrics_text(void);
 
 /* Raises (non-zero) or lowers (0) the host's hold on the memory-bandwidth

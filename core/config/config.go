@@ -10,7 +10,9 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
@@ -33,6 +35,7 @@ type Config struct {
 	Throttle  Throttle  `toml:"throttle" json:"throttle"`
 	Dealloc   Dealloc   `toml:"dealloc" json:"dealloc"`
 	Logging   Logging   `toml:"logging" json:"logging"`
+	Metrics   Metrics   `toml:"metrics" json:"metrics"`
 }
 
 // Memory bounds host memory.
@@ -184,6 +187,16 @@ type Logging struct {
 	Level string `toml:"level" json:"level"`
 }
 
+// Metrics configures the library's own HTTP listener.
+type Metrics struct {
+	// Listen is the host:port on which the library serves GET /metrics
+	// (Prometheus text) and GET /status (the status JSON); "" (the
+	// default) serves nothing, and the host reads both through
+	// cuzk_metrics_text and cuzk_status_json. An empty host listens on
+	// every interface; port 0 takes a free port.
+	Listen string `toml:"listen" json:"listen"`
+}
+
 // Default returns the documented defaults.
 func Default() Config {
 	return Config{
@@ -303,10 +316,29 @@ func (c *Config) Validate() error {
 	if _, err := DeviceMemoryCap(c.GPUs.MaxDeviceMemory, 1<<40, 1<<40); err != nil {
 		return err
 	}
+	if err := checkListen(c.Metrics.Listen); err != nil {
+		return fmt.Errorf("config: metrics.listen: %w (got %q)", err, c.Metrics.Listen)
+	}
 	for i, d := range c.GPUs.Devices {
 		if d < 0 {
 			return fmt.Errorf("config: gpus.devices[%d]: must not be negative (got %d)", i, d)
 		}
+	}
+	return nil
+}
+
+// checkListen accepts "" or host:port with a numeric port (0 to 65535);
+// the host is not resolved here: binding it is the listener's check.
+func checkListen(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port, such as \"127.0.0.1:9821\"")
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return errors.New("the port must be a number from 0 to 65535")
 	}
 	return nil
 }

@@ -73,12 +73,33 @@ level = "loud"`, "logging.level"},
 devices = [-1]`, "gpus.devices[0]"},
 		{`[synthesis]
 max_parallel = "two"`, "max_parallel"},
+		{`[metrics]
+listen = "9821"`, `metrics.listen: want host:port, such as "127.0.0.1:9821" (got "9821")`},
+		{`[metrics]
+listen = "localhost:http"`, "metrics.listen: the port must be a number from 0 to 65535"},
+		{`[metrics]
+listen = "127.0.0.1:65536"`, "metrics.listen: the port must be a number"},
+		{`{"metrics": {"listen": 9821}}`, "listen"},
 		{`{"memory": `, "config: json"},
 		{`[memory`, "config: "},
 	} {
 		_, err := Parse(c.text)
 		require.ErrorContains(t, err, c.msg, c.text)
 	}
+}
+
+// metrics.listen takes host:port, port 0 (a free port) and an empty host
+// (every interface) included; "" is off.
+func TestMetricsListen(t *testing.T) {
+	require.Empty(t, Default().Metrics.Listen, "off by default")
+	for _, addr := range []string{"127.0.0.1:9821", ":0", "[::1]:9821", "localhost:0", ""} {
+		cfg, err := Parse("[metrics]\nlisten = \"" + addr + "\"\n")
+		require.NoError(t, err, addr)
+		require.Equal(t, addr, cfg.Metrics.Listen)
+	}
+	cfg, err := Parse(`{"metrics": {"listen": "127.0.0.1:9821"}}`)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:9821", cfg.Metrics.Listen)
 }
 
 func TestSizes(t *testing.T) {
@@ -130,6 +151,7 @@ func TestReferenceDaemonConfig(t *testing.T) {
 	require.Equal(t, 1, cfg.Scheduler.BatchMax)
 	require.Equal(t, Duration(10*time.Second), cfg.Scheduler.BatchWait)
 	require.Equal(t, 2, cfg.Synthesis.QueueDepth)
+	require.Equal(t, "0.0.0.0:9821", cfg.Metrics.Listen, "the reference's status_listen serves /status here too")
 	for _, r := range referenceKeys {
 		found := false
 		for _, w := range warnings {

@@ -24,7 +24,7 @@ type reference struct {
 
 var referenceKeys = []reference{
 	{key: "daemon.listen", why: "cuzk is a library in its host's process, with no server of its own (the host serves its API; Curio's scheduler places proofs)"},
-	{key: "daemon.status_listen", why: "status and metrics come from cuzk_status_json and cuzk_metrics_text in the host's process"},
+	{key: "daemon.status_listen", to: "metrics.listen"},
 	{key: "srs.param_cache", why: "the host names each parameter file (create_SRS, cuzk_load_params); validated contents are remembered in srs.validation_record_dir"},
 	{key: "srs.preload", why: "deprecated in the reference daemon; parameters load when the host opens them"},
 	{key: "memory.total_budget", to: "memory.budget"},

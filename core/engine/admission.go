@@ -102,10 +102,10 @@ func (a *admission) release(n uint64) {
 
 // admissionStats is the admission part of the status.
 type admissionStats struct {
-	Budget   uint64 `json:"budget"`
-	Reserved uint64 `json:"reserved"`
-	Peak     uint64 `json:"peak"`
-	Waiting  int    `json:"waiting"`
+	Budget   uint64 `json:"budget_bytes"`
+	Reserved uint64 `json:"reserved_bytes"`
+	Peak     uint64 `json:"peak_reserved_bytes"`
+	Waiting  int    `json:"partitions_waiting"` // for room in the budget
 }
 
 func (a *admission) stats() admissionStats {

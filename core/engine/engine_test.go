@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/internal/wiretest"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/throttle"
@@ -27,6 +28,14 @@ import (
 func TestProveThroughEngine(t *testing.T) {
 	f := testCircuit(t)
 	e := newEngine(t, testConfig(), Options{})
+	idle, err := e.StatusJSON()
+	require.NoError(t, err)
+	doc := wiretest.JSON(t, idle)
+	require.Equal(t, []any{}, wiretest.Get(t, doc, "jobs"), "no jobs: [], not null")
+	require.Equal(t, map[string]any{"low": 0.0, "normal": 0.0, "high": 0.0, "critical": 0.0},
+		wiretest.Get(t, doc, "capacity", "queue"), "every priority listed")
+	require.Equal(t, wiretest.Get(t, doc, "capacity", "memory_budget_bytes"), wiretest.Get(t, doc, "capacity", "memory_free_bytes"))
+
 	req := f.request("", 4, Normal)
 	res := f.proveChecked(t, e, req)
 	require.Len(t, res.Partitions, 4)
@@ -44,9 +53,28 @@ func TestProveThroughEngine(t *testing.T) {
 	require.Zero(t, st.Memory.Reserved)
 	js, err := e.StatusJSON()
 	require.NoError(t, err)
-	require.True(t, json.Valid(js))
+	doc = wiretest.JSON(t, js)
+	require.Equal(t, 1.0, wiretest.Get(t, doc, "finished", "done"))
+	require.Positive(t, wiretest.Get(t, doc, "uptime_seconds"))
+	require.Less(t, wiretest.Get(t, doc, "uptime_seconds"), 3600.0, "seconds, not nanoseconds")
+	busy := wiretest.Get(t, doc, "devices", 0, "busy_seconds").(float64)
+	require.InDelta(t, st.Devices[0].Busy.Seconds(), busy, 1e-9)
+	// The partitions' reports (cuzk_result's report_json) follow the same rules.
+	rep, err := json.Marshal(res.Partitions)
+	require.NoError(t, err)
+	reports := wiretest.JSON(t, rep)
+	for i, p := range res.Partitions {
+		for k, s := range p.Stages {
+			require.Equal(t, s.Name, wiretest.Get(t, reports, i, "stages", k, "name"))
+			require.InDelta(t, s.Duration.Seconds(), wiretest.Get(t, reports, i, "stages", k, "duration_seconds"), 1e-9)
+			if s.MSM != (msm.Stats{}) {
+				require.Equal(t, float64(s.MSM.Others), wiretest.Get(t, reports, i, "stages", k, "msm", "others"))
+			}
+		}
+	}
 	text, err := e.MetricsText()
 	require.NoError(t, err)
+	wiretest.Prometheus(t, text)
 	require.Contains(t, text, `cuzk_jobs_completed_total{circuit="test"} 1`)
 	require.Contains(t, text, `cuzk_stage_seconds_count{stage="msm h"} 4`)
 }
@@ -130,7 +158,7 @@ func TestPriorityOrder(t *testing.T) {
 		ids = append(ids, s.id)
 	}
 	st := e.Status()
-	require.Equal(t, map[string]int{"critical": 2, "high": 1, "normal": 2, "low": 1}, st.Queue)
+	require.Equal(t, map[string]int{"critical": 2, "high": 1, "normal": 2, "low": 1}, st.Capacity.Queue)
 	gate()
 	require.Equal(t, []string{"block0", "block1", "block2", "c1", "c2", "h1", "n1", "n2", "l1"}, lockOrder(t, e, ids))
 }

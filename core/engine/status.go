@@ -9,16 +9,47 @@ import (
 	"github.com/cuzk/cuzk/core/throttle"
 )
 
-// Status is a snapshot of the engine, for hosts and operators (also as
-// JSON: cuzk_status_json).
+// Status is a snapshot of the engine, for hosts and operators. Its JSON
+// (StatusJSON, and the library's status document) is snake_case, with
+// durations in seconds and empty lists as [].
 type Status struct {
-	Uptime   time.Duration  `json:"uptime_ns"`
-	Queue    map[string]int `json:"queue"` // queued jobs by priority
-	Jobs     []JobStatus    `json:"jobs"`  // jobs in flight
+	Uptime   time.Duration  `json:"-"` // uptime_seconds
+	Capacity Capacity       `json:"capacity"`
+	Jobs     []JobStatus    `json:"jobs"` // jobs in flight
 	Devices  []DeviceStatus `json:"devices"`
 	Memory   MemoryStatus   `json:"memory"`
 	Throttle throttle.Stats `json:"throttle"`
 	Finished map[string]int `json:"finished"` // retained finished jobs by state
+}
+
+// Capacity is what a scheduler placing work on this engine reads: the
+// memory a new partition could reserve now, and the work already waiting.
+type Capacity struct {
+	MemoryBudget uint64 `json:"memory_budget_bytes"`
+	// MemoryFree is the budget no partition has reserved; a partition whose
+	// working set exceeds it waits before synthesis. Pooled buffers are not
+	// subtracted: the pool gives them back as partitions reserve.
+	MemoryFree uint64 `json:"memory_free_bytes"`
+	// Queue counts the jobs waiting for dispatch, by priority (every
+	// priority listed, 0 included).
+	Queue map[string]int `json:"queue"`
+	// JobsInFlight are submitted and not ended (queued or running);
+	// PartitionsWaiting wait for room in the memory budget.
+	JobsInFlight      int `json:"jobs_in_flight"`
+	PartitionsWaiting int `json:"partitions_waiting_for_memory"`
+	// DevicesHealthy and WorkersHealthy count the devices in service and
+	// their workers.
+	DevicesHealthy int `json:"devices_healthy"`
+	WorkersHealthy int `json:"workers_healthy"`
+}
+
+// MarshalJSON writes the uptime in seconds.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type fields Status // without this method
+	return json.Marshal(struct {
+		Uptime float64 `json:"uptime_seconds"`
+		fields
+	}{s.Uptime.Seconds(), fields(s)})
 }
 
 // JobStatus describes a job in flight.
@@ -28,7 +59,16 @@ type JobStatus struct {
 	Priority   string        `json:"priority"`
 	State      JobState      `json:"state"`
 	Partitions []string      `json:"partitions"` // queued, running or done, per partition
-	Age        time.Duration `json:"age_ns"`
+	Age        time.Duration `json:"-"`          // age_seconds
+}
+
+// MarshalJSON writes the age in seconds.
+func (j JobStatus) MarshalJSON() ([]byte, error) {
+	type fields JobStatus
+	return json.Marshal(struct {
+		fields
+		Age float64 `json:"age_seconds"`
+	}{fields(j), j.Age.Seconds()})
 }
 
 // DeviceStatus describes a device and its interlock.
@@ -51,14 +91,24 @@ type DeviceStatus struct {
 	Error        string        `json:"error,omitempty"`
 	LockHolder   int           `json:"lock_holder"` // worker id, or -1
 	Acquisitions int64         `json:"acquisitions"`
-	LockWait     time.Duration `json:"lock_wait_ns"`
-	Busy         time.Duration `json:"busy_ns"`
+	LockWait     time.Duration `json:"-"`           // lock_wait_seconds
+	Busy         time.Duration `json:"-"`           // busy_seconds
 	Utilisation  float64       `json:"utilisation"` // busy / uptime
 	// Device memory by the backend's own count (GPUs): held now, the most
 	// held since start, and gpus.max_device_memory resolved (0: no cap).
-	MemoryHeld uint64 `json:"device_memory_held,omitempty"`
-	MemoryPeak uint64 `json:"device_memory_peak,omitempty"`
-	MemoryCap  uint64 `json:"device_memory_cap,omitempty"`
+	MemoryHeld uint64 `json:"device_memory_held_bytes,omitempty"`
+	MemoryPeak uint64 `json:"device_memory_peak_bytes,omitempty"`
+	MemoryCap  uint64 `json:"device_memory_cap_bytes,omitempty"`
+}
+
+// MarshalJSON writes the lock wait and busy time in seconds.
+func (d DeviceStatus) MarshalJSON() ([]byte, error) {
+	type fields DeviceStatus
+	return json.Marshal(struct {
+		fields
+		LockWait float64 `json:"lock_wait_seconds"`
+		Busy     float64 `json:"busy_seconds"`
+	}{fields(d), d.LockWait.Seconds(), d.Busy.Seconds()})
 }
 
 // MemoryStatus is the memory budget and the buffer pool.
@@ -77,12 +127,16 @@ func (e *Engine) InFlight() int {
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
 	up := time.Since(e.started)
-	st := Status{Uptime: up, Queue: map[string]int{}, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
-		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()}}
+	st := Status{Uptime: up, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
+		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()},
+		Jobs:   []JobStatus{}, Devices: []DeviceStatus{}}
+	st.Capacity = Capacity{MemoryBudget: st.Memory.Budget, MemoryFree: st.Memory.Budget - st.Memory.Reserved,
+		Queue: map[string]int{}, PartitionsWaiting: st.Memory.Waiting}
 	e.mu.Lock()
 	for p, n := range e.q.depth() {
-		st.Queue[Priority(p).String()] = n
+		st.Capacity.Queue[Priority(p).String()] = n
 	}
+	st.Capacity.JobsInFlight = len(e.jobs)
 	jobs := make([]*job, 0, len(e.jobs))
 	for _, j := range e.jobs {
 		jobs = append(jobs, j)
@@ -110,6 +164,9 @@ func (e *Engine) Status() Status {
 			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()}
 		if f := d.lock.failed(); f != nil {
 			ds.Healthy, ds.Error = false, f.Error()
+		} else {
+			st.Capacity.DevicesHealthy++
+			st.Capacity.WorkersHealthy += d.workers
 		}
 		if mr, ok := d.be.(backend.MemoryReporter); ok && ds.Healthy {
 			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()

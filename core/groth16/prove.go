@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -52,10 +53,19 @@ const (
 
 // Stage is one timed step of a proof.
 type Stage struct {
-	Name     string
-	Duration time.Duration
+	Name     string        `json:"name"`
+	Duration time.Duration `json:"-"` // duration_seconds
 	// MSM scalar classes, for the MSM stages.
-	MSM msm.Stats
+	MSM msm.Stats `json:"msm,omitzero"`
+}
+
+// MarshalJSON writes the duration in seconds.
+func (s Stage) MarshalJSON() ([]byte, error) {
+	type fields Stage // without this method
+	return json.Marshal(struct {
+		fields
+		Duration float64 `json:"duration_seconds"`
+	}{fields(s), s.Duration.Seconds()})
 }
 
 // Report describes how a proof was computed.

@@ -13,7 +13,9 @@ import (
 
 // Stats counts the scalars by class.
 type Stats struct {
-	Zeros, Ones, Others int
+	Zeros  int `json:"zeros"`
+	Ones   int `json:"ones"`
+	Others int `json:"others"`
 }
 
 // jac is what the split needs of a Jacobian point type (G1Jac, G2Jac).

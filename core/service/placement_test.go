@@ -89,9 +89,9 @@ func TestDropInJobsRunAtNormalPriority(t *testing.T) {
 		assert.NoError(t, err)
 		started <- p
 	}()
-	require.Eventually(t, func() bool { return eng.Status().Queue["normal"] == 1 }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return eng.Status().Capacity.Queue["normal"] == 1 }, 10*time.Second, time.Millisecond,
 		"the drop-in job queued at NORMAL")
-	require.Equal(t, 1, eng.Status().Queue["low"])
+	require.Equal(t, 1, eng.Status().Capacity.Queue["low"])
 	close(gate)
 
 	p := <-started

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
@@ -37,11 +38,16 @@ type Service struct {
 	records   map[string]*params.Record // by directory, one per process
 	srsTick   uint64                    // LRU clock of the SRS cache
 	devices   []backend.Backend         // the engine's devices; nil: discovered (tests set it)
+
+	version string               // SetVersion
+	reg     *prometheus.Registry // the service's own metrics (metrics.go)
+	http    *listener            // metrics.listen's (listener.go); nil when off
 }
 
 type circuit struct {
-	cs *r1cs.R1CS
-	pk *params.ProvingKey
+	cs     *r1cs.R1CS
+	pk     *params.ProvingKey
+	pkPath string // the file pk was read from
 }
 
 // New returns a service with the default configuration; the engine starts
@@ -51,9 +57,18 @@ func New(log *slog.Logger, cudaLib string) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
+	s := &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
 		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cudaLib: cudaLib,
-		records: map[string]*params.Record{}}
+		records: map[string]*params.Record{}, version: "dev"}
+	s.reg = s.newRegistry()
+	return s
+}
+
+// SetVersion is the version that status and cuzk_build_info report.
+func (s *Service) SetVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = v
 }
 
 // Throttle is the process-wide bandwidth throttle; it survives
@@ -61,7 +76,12 @@ func New(log *slog.Logger, cudaLib string) *Service {
 func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
 
 // Configure parses text (TOML or JSON; empty means the defaults) and
-// (re)starts the engine with it. Reconfiguring is refused while jobs run.
+// (re)starts the engine with it, and the listener of metrics.listen when
+// that changes. Reconfiguring is refused while jobs run; an address that
+// cannot be bound is a BadConfig error that leaves everything as it was.
+// A configuration the engine cannot start with (a required GPU missing) is
+// a BadConfig error too, but stays in force: the listener then answers
+// /status with the reason, and the next use tries the engine again.
 func (s *Service) Configure(text string) error {
 	cfg, warnings, err := config.ParseWarnings(text)
 	if err != nil {
@@ -76,6 +96,11 @@ func (s *Service) Configure(text string) error {
 		if n := s.eng.InFlight(); n > 0 {
 			return errorf(Busy, "cuzk: cannot reconfigure with %d job(s) in flight", n)
 		}
+	}
+	if err := s.relistenLocked(cfg.Metrics.Listen); err != nil {
+		return err
+	}
+	if s.eng != nil {
 		s.eng.Close()
 		s.jobs.harvest(s.eng)
 		s.eng = nil
@@ -113,10 +138,15 @@ func (s *Service) engine() (*engine.Engine, error) {
 	return s.eng, nil
 }
 
-// Close stops the engine.
+// Close stops the listener and the engine. The engine starts again on
+// the next use; the listener on the next Configure.
 func (s *Service) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.http != nil {
+		s.http.close()
+		s.http = nil
+	}
 	if s.eng != nil {
 		s.eng.Close()
 		s.eng = nil
@@ -178,7 +208,7 @@ func (s *Service) LoadParams(id, path string, trusted bool) error {
 			return &Error{Code: InvalidArgument, Err: fmt.Errorf("cuzk: circuit %q: %w", id, err)}
 		}
 	}
-	c.pk = pk
+	c.pk, c.pkPath = pk, path
 	return nil
 }
 
@@ -195,7 +225,7 @@ func (s *Service) EvictParams(id string) error {
 	if s.eng != nil {
 		s.eng.ReleaseKey(c.pk)
 	}
-	c.pk = nil
+	c.pk, c.pkPath = nil, ""
 	return nil
 }
 
@@ -412,24 +442,6 @@ func (s *Service) Verify(id string, proofBytes []byte, public [][]fr.Element) er
 		}
 	}
 	return nil
-}
-
-// StatusJSON returns the engine status as JSON.
-func (s *Service) StatusJSON() ([]byte, error) {
-	eng, err := s.engine()
-	if err != nil {
-		return nil, err
-	}
-	return eng.StatusJSON()
-}
-
-// MetricsText returns the Prometheus metrics.
-func (s *Service) MetricsText() (string, error) {
-	eng, err := s.engine()
-	if err != nil {
-		return "", err
-	}
-	return eng.MetricsText()
 }
 
 // ReadCircuit reads a circuit file (circom or cuzk format), classifying

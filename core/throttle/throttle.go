@@ -10,6 +10,7 @@
 package throttle
 
 import (
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,7 +113,16 @@ type Stats struct {
 	Host      bool          `json:"host"`
 	G2Running int64         `json:"g2_running"`
 	Yields    int64         `json:"yields"`
-	Throttled time.Duration `json:"throttled_ns"`
+	Throttled time.Duration `json:"-"` // throttled_seconds
+}
+
+// MarshalJSON writes the throttled time in seconds.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	type fields Stats // without this method
+	return json.Marshal(struct {
+		fields
+		Throttled float64 `json:"throttled_seconds"`
+	}{fields(s), s.Throttled.Seconds()})
 }
 
 // Stats returns the current state and counters.

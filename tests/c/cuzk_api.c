@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
     CHECK(strlen(cuzk_version()) > 0, "version");
     CHECK(ok(cuzk_config("[synthesis]\nmax_parallel = 2\n"), "config"), "config");
     expect(cuzk_config("[synthesis]\nmax_paralel = 2\n"), CUZK_ERR_CONFIG, "config with a typo");
+    expect(cuzk_config("[metrics]\nlisten = \"9821\"\n"), CUZK_ERR_CONFIG, "metrics.listen without a host");
     CHECK(ok(cuzk_register_circuit("c", r1cs), "register"), "register");
     CHECK(ok(cuzk_load_params("c", params, 0), "load_params"), "load_params");
 

@@ -802,8 +802,8 @@ int main(int argc, char** argv) {
     double vram_proving = vram_used_gib();
     /* cuzk's own count of what it held on the device, against its cap */
     char* status = cuzk_status_json();
-    double held_peak = json_number(status, "device_memory_peak") / (1024.0 * 1024.0 * 1024.0);
-    double held_cap = json_number(status, "device_memory_cap") / (1024.0 * 1024.0 * 1024.0);
+    double held_peak = json_number(status, "device_memory_peak_bytes") / (1024.0 * 1024.0 * 1024.0);
+    double held_cap = json_number(status, "device_memory_cap_bytes") / (1024.0 * 1024.0 * 1024.0);
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);

@@ -1,7 +1,11 @@
 """unittest suite of the Python binding against a fixture made by run.sh."""
+import json
 import os
+import socket
 import sys
 import unittest
+import urllib.error
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
@@ -109,6 +113,39 @@ class ProverTest(unittest.TestCase):
         self.p.set_throttle(False)
         self.assertFalse(self.p.status()["throttle"]["raised"])
         self.assertTrue(Prover.version())
+
+    def test_http_listener(self):
+        """metrics.listen: the library serves /status and /metrics itself."""
+        self.p.configure('[metrics]\nlisten = "127.0.0.1:0"\n')
+        try:
+            addr = self.p.status()["metrics_listen"]
+            with urllib.request.urlopen(f"http://{addr}/status", timeout=30) as r:
+                self.assertEqual(r.headers["Content-Type"], "application/json")
+                st = json.load(r)
+            self.assertEqual(st["version"], Prover.version())
+            self.assertIn("c", [c["id"] for c in st["circuits"]])
+            self.assertIn("c", [p["circuit"] for p in st["parameter_sets"]])
+            self.assertIn("uptime_seconds", st)
+            self.assertTrue(all(d["healthy"] for d in st["devices"]))
+            self.assertEqual(set(st["capacity"]["queue"]), {"low", "normal", "high", "critical"})
+            with urllib.request.urlopen(f"http://{addr}/metrics", timeout=30) as r:
+                text = r.read().decode()
+            self.assertIn(f'version="{Prover.version()}"}} 1', text)
+            self.assertIn("process_resident_memory_bytes", text)
+            # An address in use is a configuration error; the listener stays.
+            with socket.socket() as taken:
+                taken.bind(("127.0.0.1", 0))
+                taken.listen()
+                host, port = taken.getsockname()
+                with self.assertRaises(cuzk.ConfigError) as cm:
+                    self.p.configure(f'[metrics]\nlisten = "{host}:{port}"\n')
+                self.assertIn("metrics.listen", str(cm.exception))
+            self.assertEqual(self.p.status()["metrics_listen"], addr)
+        finally:
+            self.p.configure(None)
+        self.assertEqual(self.p.status()["metrics_listen"], "")
+        with self.assertRaises(urllib.error.URLError):
+            urllib.request.urlopen(f"http://{addr}/status", timeout=30)
 
 
 if __name__ == "__main__":

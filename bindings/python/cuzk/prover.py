@@ -215,10 +215,14 @@ class Prover(_Closing):
         return [raw[i:i + PROOF_SIZE] for i in range(0, len(raw), PROOF_SIZE)]
 
     def status(self):
+        """The library's status document as a dict (cuzk_status_json:
+        snake_case keys, durations in seconds; also GET /status when
+        [metrics] listen is configured)."""
         s = _take_string(self._lib.cuzk_status_json())
         return json.loads(s) if s else None
 
     def metrics(self):
+        """The Prometheus text (cuzk_metrics_text; also GET /metrics)."""
         return _take_string(self._lib.cuzk_metrics_text())
 
     def set_throttle(self, raised):

@@ -257,10 +257,14 @@ impl Prover {
         check(unsafe { sys::cuzk_verify(i.as_ptr(), p.as_ptr(), p.len(), q.as_ptr(), npub, encoding.flags()) })
     }
 
+    /// The library's status document (`cuzk_status_json`: snake_case keys,
+    /// durations in seconds; also served at `GET /status` when
+    /// `[metrics] listen` is configured).
     pub fn status_json(&self) -> Option<String> {
         take_string(unsafe { sys::cuzk_status_json() })
     }
 
+    /// The Prometheus text (`cuzk_metrics_text`; also `GET /metrics`).
     pub fn metrics_text(&self) -> Option<String> {
         take_string(unsafe { sys::cuzk_metrics_text() })
     }
