@@ -26,9 +26,14 @@ type Options struct {
 	// the configuration.
 	Throttle *throttle.Throttle
 	// Devices replaces device discovery (tests, benchmarks): one device
-	// per backend, each with gpus.workers_per_device workers. Close calls
-	// the Close of those that have one (devices.go).
+	// per backend, each standing for a GPU (gpus.workers_per_device
+	// workers, gpus.g2_on_gpu and gpus.device_prep apply). Close calls the
+	// Close of those that have one (devices.go).
 	Devices []backend.Backend
+	// CPU is the backend of the host's cores: the device when no GPU
+	// serves, and the G2 MSM of a GPU partition when gpus.g2_on_gpu is
+	// false. Nil means the CPU backend with synthesis.threads goroutines.
+	CPU backend.Backend
 	// DiscoverGPUs lists the machine's GPUs (package nvml provides one);
 	// nil means none are looked for. It informs the logs; the devices the
 	// engine proves on come from the CUDA library.
@@ -52,6 +57,7 @@ type device struct {
 	kind    string // "cpu", "gpu" or "given" (Options.Devices)
 	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
+	plan    *groth16.Plan // where each stage of a partition runs (worker.go)
 	lock    *interlock
 	workers int
 	// q holds the partitions pinned to this device (the shared queue,
@@ -88,6 +94,7 @@ type Engine struct {
 	log      *slog.Logger
 	clock    Clock
 	throttle *throttle.Throttle
+	cpu      backend.Backend // Options.CPU
 	adm      *admission
 	pool     *pool
 	devices  []*device
@@ -149,9 +156,16 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if e.throttle == nil {
 		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D())
 	}
+	e.cpu = opt.CPU
+	if e.cpu == nil {
+		e.cpu = &cpu.Backend{NbTasks: cfg.Synthesis.Threads}
+	}
 	if err := e.setupDevices(opt); err != nil {
 		e.pool.close()
 		return nil, err
+	}
+	for _, d := range e.devices {
+		e.log.Info("device plan", "device", d.name, "plan", d.plan)
 	}
 	e.byIndex = map[int]*device{}
 	for _, d := range e.devices {
@@ -189,7 +203,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 func (e *Engine) setupDevices(opt Options) error {
 	if len(opt.Devices) > 0 {
 		for i, be := range opt.Devices {
-			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		}
 		return nil
 	}
@@ -207,9 +221,18 @@ func (e *Engine) setupDevices(opt Options) error {
 		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
 	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err))
-	be := &cpu.Backend{NbTasks: e.cfg.Synthesis.Threads}
-	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: be, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
+	// Everything on the host's cores; the G2 MSM after the interlock, with
+	// the throttle raised.
+	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
+	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
 	return nil
+}
+
+// gpuPlan is a GPU's plan: the prep and the G2 MSM where gpus.device_prep
+// and gpus.g2_on_gpu say, as far as the backend can.
+func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
+	g := e.cfg.GPUs
+	return groth16.NewPlan(groth16.Plan{Device: be, CPU: e.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
 }
 
 // cudaDevices loads the CUDA library and makes a device per usable GPU
@@ -240,11 +263,7 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 			continue
 		}
 		be := cuda.NewBackend(lib, g)
-		if !e.cfg.GPUs.G2OnGPU {
-			be.SetG2CPU(e.cfg.Synthesis.Threads)
-		}
-		be.SetDevicePrep(e.cfg.GPUs.DevicePrep)
-		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
 	}
 	if len(out) == 0 {

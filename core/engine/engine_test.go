@@ -234,10 +234,12 @@ func TestInterlockAndThrottle(t *testing.T) {
 		}
 	}
 	// Each worker's device region must not overlap another's (maxG1 below);
-	// with one worker, the lock must also be free during G2.
+	// with one worker, the lock must also be free during G2. The G2 MSM
+	// runs on the CPU (be stands for it too).
 	cfg := testConfig()
 	cfg.GPUs.WorkersPerDevice = 2
-	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})
+	cfg.GPUs.G2OnGPU = false
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, CPU: be, Throttle: th})
 	be.onH = func() {
 		if e.devices[0].lock.holder.Load() < 0 {
 			hBad.Store(time.Now(), "H outside the lock")
@@ -265,9 +267,10 @@ func TestInterlockAndThrottle(t *testing.T) {
 	require.Zero(t, count(&hBad))
 
 	one := oneWorker(testConfig())
+	one.GPUs.G2OnGPU = false
 	be1 := &hookBackend{name: "fake1"}
 	th1 := throttle.New(true, 20*time.Microsecond)
-	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, Throttle: th1})
+	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, CPU: be1, Throttle: th1})
 	var outside, raisedInG2, raisedInH []bool
 	be1.onG2 = func() {
 		outside = append(outside, e1.devices[0].lock.holder.Load() == -1)
@@ -609,14 +612,12 @@ func TestCUDAFallbackAndRequired(t *testing.T) {
 	require.ErrorContains(t, err, "missing symbol cuzk_cuda_abi_version")
 }
 
-// deviceBackend is a GPU-like backend on the CPU: its G2 MSM counts as on
-// the device and it computes h and the H MSM in one call (backend.FusedH).
+// deviceBackend is a GPU-like backend on the CPU: it computes h and the H
+// MSM in one call (backend.FusedH).
 type deviceBackend struct {
 	*hookBackend
 	fused atomic.Int64
 }
-
-func (b *deviceBackend) G2OnDevice() bool { return true }
 
 func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.G1Jac, time.Duration, time.Duration, error) {
 	b.fused.Add(1)
@@ -634,7 +635,7 @@ func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
 	f := testCircuit(t)
 	th := throttle.New(true, 20*time.Microsecond)
 	be := &deviceBackend{hookBackend: &hookBackend{name: "gpu0"}}
-	cfg := oneWorker(testConfig())
+	cfg := oneWorker(testConfig()) // gpus.g2_on_gpu: true
 	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})
 	var inside, raised []bool
 	be.onG2 = func() {

@@ -228,7 +228,7 @@ func TestProofWithCUDABackendVerifies(t *testing.T) {
 func proveAndCompare(t *testing.T, devicePrep bool) {
 	be := gpu(t)
 	defer be.Close()
-	be.devicePrep = devicePrep
+	plan := groth16.NewPlan(groth16.Plan{Device: be, DevicePrep: devicePrep, G2OnGPU: true})
 	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 16, DenseFraction: 0.2, Seed: 7})
 	require.NoError(t, err)
 	pk, err := groth16.Setup(cs, 11)
@@ -242,7 +242,7 @@ func proveAndCompare(t *testing.T, devicePrep bool) {
 	s.SetUint64(6)
 	cpuAsg := *asg
 	cpuAsg.A, cpuAsg.B, cpuAsg.C = append([]fr.Element(nil), asg.A...), append([]fr.Element(nil), asg.B...), append([]fr.Element(nil), asg.C...)
-	proof, _, err := groth16.ProveAssignment(pk, asg, groth16.Options{R: &r, S: &s, Backend: be})
+	proof, _, err := groth16.ProveAssignment(pk, asg, groth16.Options{R: &r, S: &s, Plan: plan})
 	require.NoError(t, err)
 	require.NoError(t, groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]))
 	want, _, err := groth16.ProveAssignment(pk, &cpuAsg, groth16.Options{R: &r, S: &s})
