@@ -14,6 +14,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cuda"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/internal/clock"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/throttle"
 )
@@ -144,17 +145,15 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		synthQ:   make(chan *task),
 		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
 		closing:  make(chan struct{}),
-		started:  time.Now(),
 	}
 	e.pool.room = e.adm.room
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
-	if e.clock == nil {
-		e.clock = realClock{}
-	}
+	e.clock = clock.Or(e.clock)
+	e.started = e.clock.Now()
 	if e.throttle == nil {
-		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D())
+		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D(), e.clock)
 	}
 	e.cpu = opt.CPU
 	if e.cpu == nil {
@@ -203,7 +202,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 func (e *Engine) setupDevices(opt Options) error {
 	if len(opt.Devices) > 0 {
 		for i, be := range opt.Devices {
-			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
 		}
 		return nil
 	}
@@ -224,7 +223,7 @@ func (e *Engine) setupDevices(opt Options) error {
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
 	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
-	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(), workers: e.cfg.GPUs.CPUWorkers}}
+	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
 	return nil
 }
 
@@ -263,7 +262,7 @@ func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
 			continue
 		}
 		be := cuda.NewBackend(lib, g)
-		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(), workers: e.cfg.GPUs.WorkersPerDevice})
+		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal)
 	}
 	if len(out) == 0 {
@@ -309,18 +308,19 @@ func (e *Engine) Submit(req Request) (string, error) {
 	if _, dup := e.jobs[id]; dup {
 		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
 	}
-	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
+	now := e.clock.Now()
+	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: now,
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),
 		partDone: make([]bool, len(req.Partitions)), inputs: newInputCounts(len(req.Partitions))}
 	deadline := req.Deadline
 	if deadline.IsZero() && e.cfg.Scheduler.DefaultTimeout > 0 {
-		deadline = time.Now().Add(e.cfg.Scheduler.DefaultTimeout.D())
+		deadline = now.Add(e.cfg.Scheduler.DefaultTimeout.D())
+	}
+	var expired <-chan time.Time // the deadline, on the engine's clock
+	if !deadline.IsZero() {
+		expired = e.clock.After(deadline.Sub(now))
 	}
 	j.ctx, j.cancel = context.WithCancelCause(context.Background())
-	j.stop = func() {}
-	if !deadline.IsZero() {
-		j.ctx, j.stop = context.WithDeadline(j.ctx, deadline)
-	}
 	// The key's device memory is not released while the job may use it.
 	keyDone := e.useKey(req.Circuit.PK)
 	// Cancellation and the deadline end the job even while it waits in
@@ -329,6 +329,8 @@ func (e *Engine) Submit(req Request) (string, error) {
 		select {
 		case <-j.ctx.Done():
 			e.abort(j, context.Cause(j.ctx))
+		case <-expired:
+			e.abort(j, context.DeadlineExceeded)
 		case <-j.done:
 		}
 		<-j.inputs.settled
@@ -481,10 +483,9 @@ func (e *Engine) maybeEnd(j *job) {
 	default:
 		return
 	}
-	j.ended = time.Now()
+	j.ended = e.clock.Now()
 	close(j.done)
-	j.cancel(errEnded) // release the job's context and its deadline timer
-	j.stop()
+	j.cancel(errEnded) // release the job's context
 	e.metrics.ended(j)
 	e.mu.Lock()
 	settleUntaken(j)

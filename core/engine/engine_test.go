@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/internal/clock"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/throttle"
@@ -51,7 +52,18 @@ func TestProveThroughEngine(t *testing.T) {
 	require.Contains(t, text, `cuzk_stage_seconds_count{stage="msm h"} 4`)
 }
 
-// waitRunning waits until the job has dispatched all its partitions.
+// dispatched returns the number of job id's partitions taken by the
+// dispatcher and not yet done.
+func dispatched(e *Engine, id string) int {
+	for _, j := range e.Status().Jobs {
+		if j.ID == id {
+			return strings.Count(strings.Join(j.Partitions, ","), "running")
+		}
+	}
+	return -1
+}
+
+// waitDispatched waits until the job has dispatched all its partitions.
 func waitDispatched(t *testing.T, e *Engine, id string) {
 	eventually(t, func() bool {
 		for _, j := range e.Status().Jobs {
@@ -139,17 +151,17 @@ func TestBatchingSameCircuit(t *testing.T) {
 	f := testCircuit(t)
 	other := &Circuit{ID: "other", CS: f.circuit.CS, PK: f.circuit.PK}
 	be := &hookBackend{name: "fake0"}
-	clock := newManualClock()
+	clk := clock.NewManual()
 	cfg := oneWorker(testConfig())
 	cfg.Scheduler.BatchMax = 3
 	cfg.Scheduler.BatchWait = config.Duration(time.Hour)
-	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clock})
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clk})
 
 	// "a" opens a batch; the dispatcher waits (on the manual clock) for
 	// more jobs of its circuit.
 	_, err := e.Submit(f.request("a", 1, Normal))
 	require.NoError(t, err)
-	eventually(t, func() bool { return clock.pending() == 1 }, "dispatcher waits to fill the batch")
+	eventually(t, func() bool { return clk.Pending() == 1 }, "dispatcher waits to fill the batch")
 	reqB := f.request("b", 1, Critical)
 	reqB.Circuit = other
 	_, err = e.Submit(reqB)
@@ -158,10 +170,10 @@ func TestBatchingSameCircuit(t *testing.T) {
 		_, err = e.Submit(f.request(id, 1, Low))
 		require.NoError(t, err)
 	}
-	clock.Advance(time.Hour)
+	clk.Advance(time.Hour)
 	// b's own batch waits for company too.
-	eventually(t, func() bool { return clock.pending() == 1 }, "second batch waits")
-	clock.Advance(time.Hour)
+	eventually(t, func() bool { return clk.Pending() == 1 }, "second batch waits")
+	clk.Advance(time.Hour)
 	// The batch (a, c, d: same circuit) goes first, whatever b's priority.
 	require.Equal(t, []string{"a", "c", "d", "b"}, lockOrder(t, e, []string{"a", "b", "c", "d"}))
 }
@@ -212,10 +224,14 @@ func TestBackpressure(t *testing.T) {
 	require.NoError(t, err)
 	ws := workingSet(len(f.circuit.PK.H)+1, f.circuit.CS.NumInputs, f.circuit.CS.NumAux)
 	// One partition in the device, one in the device queue, one in
-	// synthesis waiting to send: never more, however long we wait.
-	eventually(t, func() bool { return e.Status().Memory.Reserved == 3*ws }, "pipeline fills")
-	time.Sleep(50 * time.Millisecond)
+	// synthesis waiting to send (each with its working set reserved), and
+	// one held by the dispatcher, waiting for the synthesis goroutine: no
+	// goroutine is left that could reserve more until the device moves.
+	eventually(t, func() bool {
+		return e.Status().Memory.Reserved == 3*ws && len(e.devQ) == cap(e.devQ) && dispatched(e, id) == 4
+	}, "pipeline fills")
 	require.Equal(t, 3*ws, e.Status().Memory.Reserved)
+	require.Equal(t, 4, dispatched(e, id))
 	gate()
 	res, err := e.Await(id, 0)
 	require.NoError(t, err)
@@ -224,7 +240,7 @@ func TestBackpressure(t *testing.T) {
 
 func TestInterlockAndThrottle(t *testing.T) {
 	f := testCircuit(t)
-	th := throttle.New(true, 20*time.Microsecond)
+	th := throttle.New(true, 20*time.Microsecond, nil)
 	be := &hookBackend{name: "fake0"}
 	var g2Calls, g2Bad, hBad sync.Map
 	be.onG2 = func() {
@@ -269,7 +285,7 @@ func TestInterlockAndThrottle(t *testing.T) {
 	one := oneWorker(testConfig())
 	one.GPUs.G2OnGPU = false
 	be1 := &hookBackend{name: "fake1"}
-	th1 := throttle.New(true, 20*time.Microsecond)
+	th1 := throttle.New(true, 20*time.Microsecond, nil)
 	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, CPU: be1, Throttle: th1})
 	var outside, raisedInG2, raisedInH []bool
 	be1.onG2 = func() {
@@ -296,8 +312,9 @@ func TestMatVecYieldsWhileThrottled(t *testing.T) {
 	id, err := e.Submit(req)
 	require.NoError(t, err)
 	eventually(t, func() bool { return e.Throttle().Stats().Yields > 20 }, "mat-vec yields")
-	_, err = e.Await(id, 20*time.Millisecond)
-	require.ErrorIs(t, err, context.DeadlineExceeded, "held while throttled")
+	_, done, err := e.Peek(id)
+	require.NoError(t, err)
+	require.False(t, done, "held while throttled")
 	e.Throttle().SetHost(false)
 	res, err := e.Await(id, 0)
 	require.NoError(t, err)
@@ -389,16 +406,38 @@ func TestCancel(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	f := testCircuit(t)
 	be := &hookBackend{name: "fake0"}
-	e := newEngine(t, oneWorker(testConfig()), Options{Devices: []backend.Backend{be}})
+	clk := clock.NewManual()
+	cfg := oneWorker(testConfig())
+	cfg.Scheduler.DefaultTimeout = config.Duration(time.Hour)
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clk})
 	be.setGate(t)
 	req := f.request("late", 1, Normal)
-	req.Deadline = time.Now().Add(30 * time.Millisecond)
+	req.Deadline = clk.Now().Add(30 * time.Millisecond)
 	id, err := e.Submit(req)
 	require.NoError(t, err)
+	waitDispatched(t, e, id)
+	clk.Advance(29 * time.Millisecond)
+	_, done, err := e.Peek(id)
+	require.NoError(t, err)
+	require.False(t, done, "before its deadline the job runs")
+	clk.Advance(time.Millisecond)
 	res, err := e.Await(id, 5*time.Second)
 	require.NoError(t, err)
 	require.ErrorIs(t, res.Err, context.DeadlineExceeded)
 	require.Equal(t, StateFailed, res.State)
+
+	// Without a deadline of its own a job has scheduler.default_timeout,
+	// also while it waits in the queue behind "late".
+	queued, err := e.Submit(f.request("queued", 1, Normal))
+	require.NoError(t, err)
+	clk.Advance(time.Hour - time.Millisecond)
+	_, done, err = e.Peek(queued)
+	require.NoError(t, err)
+	require.False(t, done)
+	clk.Advance(time.Millisecond)
+	res, err = e.Await(queued, 5*time.Second)
+	require.NoError(t, err)
+	require.ErrorIs(t, res.Err, context.DeadlineExceeded)
 }
 
 func TestBackendFailureFailsOnlyThatJob(t *testing.T) {
@@ -434,7 +473,7 @@ func TestBackendFailureFailsOnlyThatJob(t *testing.T) {
 }
 
 func TestDeviceFailedError(t *testing.T) {
-	l := newInterlock()
+	l := newInterlock(clock.Real{})
 	_, err := l.run(0, func(int64) error { return fmt.Errorf("cuda: %w", backend.ErrDeviceFailed) })
 	require.ErrorIs(t, err, backend.ErrDeviceFailed)
 	_, err = l.run(1, func(int64) error { return nil })
@@ -633,7 +672,7 @@ func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.
 
 func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
 	f := testCircuit(t)
-	th := throttle.New(true, 20*time.Microsecond)
+	th := throttle.New(true, 20*time.Microsecond, nil)
 	be := &deviceBackend{hookBackend: &hookBackend{name: "gpu0"}}
 	cfg := oneWorker(testConfig()) // gpus.g2_on_gpu: true
 	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})

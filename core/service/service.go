@@ -51,7 +51,7 @@ func New(log *slog.Logger, cudaLib string) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
+	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D(), nil),
 		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cudaLib: cudaLib,
 		records: map[string]*params.Record{}}
 }
@@ -89,7 +89,7 @@ func (s *Service) startLocked() error {
 		return nil
 	}
 	// The throttle keeps its identity; its settings follow the config.
-	th := throttle.New(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
+	th := throttle.New(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D(), nil)
 	if s.throttle != nil {
 		th = s.throttle
 		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
