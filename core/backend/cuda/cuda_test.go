@@ -28,7 +28,7 @@ import (
 // The GPU tests need libcuzk_cuda.so (CUZK_CUDA_LIB) and a GPU: they run on
 // the GPU machine through cuda/run-device.sh, which sets
 // CUZK_CUDA_REQUIRED=1 so that a missing library fails instead of skipping.
-func gpu(t *testing.T) *Backend {
+func gpu(t testing.TB) *Backend {
 	t.Helper()
 	path := os.Getenv("CUZK_CUDA_LIB")
 	if path == "" {
@@ -61,7 +61,7 @@ func sizes(t *testing.T) []int {
 }
 
 // random returns n fresh uniformly random elements (never zeros).
-func random(t *testing.T, n int) []fr.Element {
+func random(t testing.TB, n int) []fr.Element {
 	t.Helper()
 	v := make([]fr.Element, n)
 	per := (n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)
@@ -289,7 +289,7 @@ func TestBenchTable(t *testing.T) {
 
 // testPoints returns n G1 points: 4096 distinct random ones, tiled (MSM
 // correctness does not need distinct points; repeated ones are a case).
-func testPoints(t *testing.T, n int) []bls.G1Affine {
+func testPoints(t testing.TB, n int) []bls.G1Affine {
 	base := min(n, 4096)
 	_, _, g1, _ := bls.Generators()
 	s := random(t, base)
@@ -302,7 +302,7 @@ func testPoints(t *testing.T, n int) []bls.G1Affine {
 }
 
 // testPointsG2 is testPoints for G2, with 1024 distinct points.
-func testPointsG2(t *testing.T, n int) []bls.G2Affine {
+func testPointsG2(t testing.TB, n int) []bls.G2Affine {
 	base := min(n, 1024)
 	_, _, _, g2 := bls.Generators()
 	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, base))

@@ -148,7 +148,7 @@ func denseFractions(t *testing.T) []float64 {
 
 // pinnedBuffer returns n elements in an anonymous mapping page-locked for
 // the GPU (as the engine's pool makes them), released when the test ends.
-func pinnedBuffer(t *testing.T, be *Backend, n int) []fr.Element {
+func pinnedBuffer(t testing.TB, be *Backend, n int) []fr.Element {
 	size := n * int(unsafe.Sizeof(fr.Element{}))
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	require.NoError(t, err)
