@@ -33,13 +33,16 @@
 // After the region, a, b, c go to the dealloc goroutine before any CPU G2
 // MSM.
 //
-// The pieces carry their names: queue.go (priority heap), admission.go
-// (memory budget), interlock.go (the per-device lock), dealloc.go (the
-// buffer pool and the dealloc goroutine), synthesis.go, worker.go,
-// metrics.go and status.go; retention.go keeps ended jobs, their results
-// only, until they are collected; devices.go takes a device whose backend
-// fails with backend.ErrDeviceFailed out of service and closes the
-// backends. The throttle is package throttle.
+// The pieces carry their names: engine.go (Options, New, Close),
+// requests.go (Submit, Cancel, deadlines, Await), queue.go (priority
+// heap), dispatch.go (queue to synthesis, finishTask), admission.go
+// (memory budget), synthesis.go, devices.go (set-up and plans, the device
+// queues, taking a device whose backend fails with backend.ErrDeviceFailed
+// out of service, closing the backends), worker.go (a partition through
+// its plan), interlock.go (the per-device lock), dealloc.go (the buffer
+// pool and the dealloc goroutine), metrics.go and status.go; retention.go
+// keeps ended jobs, their results only, until they are collected;
+// clock.go is the time source. The throttle is package throttle.
 //
 // The lessons behind the shape are the reference system's (design brief,
 // section 2): keep the SRS resident, prove one partition at a time and
