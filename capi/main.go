@@ -45,6 +45,7 @@ import (
 
 	"go.uber.org/automaxprocs/maxprocs"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -60,7 +61,7 @@ var (
 func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
-		svc = service.New(libLog(), cudaLibPath())
+		svc = service.New(libLog(), cudaSearch())
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -83,20 +84,15 @@ var libLog = sync.OnceValue(func() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
 })
 
-// cudaLibPath finds libcuzk_cuda.so: CUZK_CUDA_LIB, else beside this
-// library; "" when neither exists (the CPU backend then serves, and
-// gpus.cuda_lib in the configuration still overrides both).
-func cudaLibPath() string {
-	if p := os.Getenv("CUZK_CUDA_LIB"); p != "" {
-		return p
-	}
+// cudaSearch is where the service looks for libcuzk_cuda.so when a
+// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, else beside
+// this library.
+func cudaSearch() config.CUDASearch {
+	s := config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}
 	if self := C.cuzk_self_path(); self != nil {
-		p := filepath.Join(filepath.Dir(C.GoString(self)), "libcuzk_cuda.so")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+		s.Dir = filepath.Dir(C.GoString(self))
 	}
-	return ""
+	return s
 }
 
 // recordDir is where parameter validations are remembered when the

@@ -88,7 +88,9 @@ type GPUs struct {
 	// the host (checked on the H200, cuda/NOTES.md kernel v6; −135 ms a
 	// 2^24 partition predicted).
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
-	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
+	// CUDALib is the path of libcuzk_cuda.so; "" lets the host layer
+	// choose (CUDASearch: CUZK_CUDA_LIB, else beside libcuzk.so), and
+	// none found means no GPU backend.
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,22 @@ func TestReferenceDaemonConfig(t *testing.T) {
 	_, warnings, err = ParseWarnings("[memory]\nbudget = \"auto\"\n")
 	require.NoError(t, err)
 	require.Empty(t, warnings)
+}
+
+// The CUDA library: the configuration's own path, else the variable's,
+// else the file beside the C library when it is there.
+func TestCUDASearch(t *testing.T) {
+	dir := t.TempDir()
+	resolve := func(configured string, s CUDASearch) string {
+		c := Default()
+		c.GPUs.CUDALib = configured
+		s.Resolve(&c)
+		return c.GPUs.CUDALib
+	}
+	require.Equal(t, "/conf/lib.so", resolve("/conf/lib.so", CUDASearch{Env: "/env/lib.so", Dir: dir}))
+	require.Equal(t, "/env/lib.so", resolve("", CUDASearch{Env: "/env/lib.so", Dir: dir}))
+	require.Equal(t, "", resolve("", CUDASearch{Dir: dir}), "no file beside: none")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CUDALibFile), nil, 0o644))
+	require.Equal(t, filepath.Join(dir, CUDALibFile), resolve("", CUDASearch{Dir: dir}))
+	require.Equal(t, "", resolve("", CUDASearch{}))
 }

@@ -45,7 +45,7 @@ func (e *Engine) setupDevices(opt Options) error {
 			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
 		}
 	}
-	gpus, err := e.cudaDevices(opt)
+	gpus, err := e.cudaDevices()
 	if len(gpus) > 0 {
 		e.devices = gpus
 		return nil
@@ -70,11 +70,8 @@ func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
 
 // cudaDevices loads the CUDA library and makes a device per usable GPU
 // (those listed in gpus.devices, or all).
-func (e *Engine) cudaDevices(opt Options) ([]*device, error) {
-	path := e.cfg.GPUs.CUDALib
-	if path == "" {
-		path = opt.CUDALib
-	}
+func (e *Engine) cudaDevices() ([]*device, error) {
+	path := e.cfg.GPUs.CUDALib // resolved by the host layer (config.CUDASearch)
 	if path == "" {
 		return nil, errors.New("no CUDA library configured (gpus.cuda_lib)")
 	}

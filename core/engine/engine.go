@@ -37,10 +37,6 @@ type Options struct {
 	// MemoryTotal reports the bytes this process may use, for an "auto"
 	// memory.budget; nil reads the machine (sysmem.Total).
 	MemoryTotal func() (uint64, error)
-	// CUDALib is the path of libcuzk_cuda.so when gpus.cuda_lib is empty
-	// (the host layer resolves CUZK_CUDA_LIB or the library's own
-	// directory); empty means no GPU backend.
-	CUDALib string
 	// RetainJobs and RetainBytes bound the finished jobs kept for Await
 	// (retention.go); zero means FinishedKept and FinishedKeptBytes.
 	RetainJobs  int

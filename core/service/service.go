@@ -30,7 +30,7 @@ type Service struct {
 	circuits map[string]*circuit
 	srs      map[string]*SRS // cached by path
 	jobs     handles         // handles.go
-	cudaLib  string
+	cuda     config.CUDASearch
 
 	checker   params.SubgroupChecker    // SetSubgroupChecker
 	recordDir string                    // SetDefaultRecordDir
@@ -45,14 +45,16 @@ type circuit struct {
 }
 
 // New returns a service with the default configuration; the engine starts
-// on first use. cudaLib is the CUDA library to use when the configuration
-// names none ("" for none).
-func New(log *slog.Logger, cudaLib string) *Service {
+// on first use. cuda finds the CUDA library for every configuration that
+// names none (the zero value: none).
+func New(log *slog.Logger, cuda config.CUDASearch) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D(), nil),
-		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cudaLib: cudaLib,
+	cfg := config.Default()
+	cuda.Resolve(&cfg)
+	return &Service{cfg: cfg, log: log, throttle: throttle.New(true, cfg.Throttle.Sleep.D(), nil),
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cuda: cuda,
 		records: map[string]*params.Record{}}
 }
 
@@ -67,6 +69,7 @@ func (s *Service) Configure(text string) error {
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}
+	s.cuda.Resolve(&cfg)
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}
@@ -94,7 +97,7 @@ func (s *Service) startLocked() error {
 		th = s.throttle
 		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
 	}
-	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, CUDALib: s.cudaLib, Devices: s.devices})
+	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, Devices: s.devices})
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -36,7 +37,7 @@ func fixture(t *testing.T) (string, *r1cs.R1CS, []*r1cs.Witness) {
 
 func TestServiceLifecycle(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	require.NoError(t, s.RegisterCircuit("c", filepath.Join(dir, "c.r1cs")))
 	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), false))
@@ -80,7 +81,7 @@ func TestServiceLifecycle(t *testing.T) {
 
 func TestSRSCacheAndAssignments(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	path := filepath.Join(dir, "c.params")
 	a, err := s.OpenSRS(path, true)

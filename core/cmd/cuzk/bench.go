@@ -62,7 +62,8 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, CUDALib: os.Getenv("CUZK_CUDA_LIB"), Logger: benchLogger(stdout)})
+	config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}.Resolve(&cfg)
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout)})
 	if err != nil {
 		return inputErr(err)
 	}
