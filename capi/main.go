@@ -62,6 +62,9 @@ func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
 		svc = service.New(libLog(), cudaSearch())
+		if libLevel.follow {
+			svc.FollowLogLevel(libLevel.v)
+		}
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -78,11 +81,14 @@ func get() *service.Service {
 
 func main() {}
 
-// libLog is the library's logger (stderr, at CUZK_LOG_LEVEL): the service
-// logs through it, and guard logs a recovered panic's stack to it.
+// libLog is the library's logger (stderr, at libLevel): the service logs
+// through it, and guard logs a recovered panic's stack to it.
 var libLog = sync.OnceValue(func() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v}))
 })
+
+// libLevel is the level of the library's log.
+var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
 
 // cudaSearch is where the service looks for libcuzk_cuda.so when a
 // configuration names none (config.CUDASearch): CUZK_CUDA_LIB, else beside
@@ -209,17 +215,27 @@ func cBytes(b []byte) *C.uint8_t {
 	return (*C.uint8_t)(p)
 }
 
-// logLevel is the level of the library's log on stderr: CUZK_LOG_LEVEL
-// (debug, info, warn, error), warn when unset. Hosts such as bellperson
-// never configure the library, so the variable is how an operator asks for
-// the per-partition timeline (debug).
-func logLevel() slog.Level {
-	var l slog.Level = slog.LevelWarn
-	if v := os.Getenv("CUZK_LOG_LEVEL"); v != "" {
-		if err := l.UnmarshalText([]byte(v)); err != nil {
-			l = slog.LevelWarn
-		}
+// logLevel is the level of the library's log on stderr: env (the value of
+// CUZK_LOG_LEVEL: debug, info, warn, error) when it is one, fixed; else
+// warn until the host configures the library, then logging.level of each
+// configuration (follow). Hosts such as bellperson never configure the
+// library, so warn keeps their stderr quiet, and the variable is how an
+// operator asks for the per-partition timeline (debug) whatever the host
+// configures.
+type logLevel struct {
+	v      *slog.LevelVar
+	follow bool
+}
+
+func newLogLevel(env string) logLevel {
+	l := logLevel{v: new(slog.LevelVar)}
+	l.v.Set(slog.LevelWarn)
+	var fixed slog.Level
+	if env == "" || fixed.UnmarshalText([]byte(env)) != nil {
+		l.follow = true
+		return l
 	}
+	l.v.Set(fixed)
 	return l
 }
 

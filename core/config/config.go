@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"time"
@@ -145,8 +146,25 @@ type Dealloc struct {
 
 // Logging configures log output.
 type Logging struct {
-	// Level is one of debug, info, warn, error.
+	// Level is one of debug, info, warn, error: the level of the log the
+	// host layer writes (the C library's on stderr from the host's first
+	// cuzk_config on, unless CUZK_LOG_LEVEL is set; the cuzk command's).
+	// A Go host's own Options.Logger keeps its own level.
 	Level string `toml:"level" json:"level"`
+}
+
+// SlogLevel returns Level for log/slog (info for a value Validate
+// refuses).
+func (l Logging) SlogLevel() slog.Level {
+	switch l.Level {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // Default returns the documented defaults.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,4 +172,13 @@ func TestCUDASearch(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, CUDALibFile), nil, 0o644))
 	require.Equal(t, filepath.Join(dir, CUDALibFile), resolve("", CUDASearch{Dir: dir}))
 	require.Equal(t, "", resolve("", CUDASearch{}))
+}
+
+func TestLoggingLevel(t *testing.T) {
+	for text, want := range map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError} {
+		cfg, err := Parse("[logging]\nlevel = \"" + text + "\"\n")
+		require.NoError(t, err)
+		require.Equal(t, want, cfg.Logging.SlogLevel())
+	}
+	require.Equal(t, slog.LevelInfo, Default().Logging.SlogLevel())
 }

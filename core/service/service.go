@@ -36,6 +36,7 @@ type Service struct {
 	recordDir string                    // SetDefaultRecordDir
 	records   map[string]*params.Record // by directory, one per process
 	srsTick   uint64                    // LRU clock of the SRS cache
+	level     *slog.LevelVar            // FollowLogLevel
 	devices   []backend.Backend         // the engine's devices; nil: discovered (tests set it)
 }
 
@@ -56,6 +57,14 @@ func New(log *slog.Logger, cuda config.CUDASearch) *Service {
 	return &Service{cfg: cfg, log: log, throttle: throttle.New(true, cfg.Throttle.Sleep.D(), nil),
 		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cuda: cuda,
 		records: map[string]*params.Record{}}
+}
+
+// FollowLogLevel makes every configuration given to Configure set v (the
+// level of the host layer's log handler) to its logging.level.
+func (s *Service) FollowLogLevel(v *slog.LevelVar) {
+	s.mu.Lock()
+	s.level = v
+	s.mu.Unlock()
 }
 
 // Throttle is the process-wide bandwidth throttle; it survives
@@ -84,6 +93,9 @@ func (s *Service) Configure(text string) error {
 		s.eng = nil
 	}
 	s.cfg = cfg
+	if s.level != nil {
+		s.level.Set(cfg.Logging.SlogLevel())
+	}
 	return s.startLocked()
 }
 
