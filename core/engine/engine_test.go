@@ -670,7 +670,7 @@ func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.
 	return res, mid.Sub(start), time.Since(mid), err
 }
 
-func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
+func TestG2OnGPURunsInsideTheInterlock(t *testing.T) {
 	f := testCircuit(t)
 	th := throttle.New(true, 20*time.Microsecond, nil)
 	be := &deviceBackend{hookBackend: &hookBackend{name: "gpu0"}}

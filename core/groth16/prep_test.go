@@ -142,18 +142,18 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 // the device too, MSMG2 is not called apart.
 func TestDevicePrepProofs(t *testing.T) {
 	withReferenceProofs(t, rand.New(rand.NewPCG(5, 6)), func(c referenceCase) {
-		for _, onDevice := range []bool{false, true} {
+		for _, onGPU := range []bool{false, true} {
 			be := &queriesBackend{}
-			plan := NewPlan(Plan{Device: be, DevicePrep: true, G2OnGPU: onDevice})
+			plan := NewPlan(Plan{Device: be, DevicePrep: true, G2OnGPU: onGPU})
 			require.True(t, plan.DevicePrep && plan.Prefetch, "the backend's prep and prefetch are used")
 			proof, _, err := Prove(c.pk, c.cs, c.w, Options{R: &c.r, S: &c.s, Plan: plan})
 			require.NoError(t, err)
-			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on device %v", c.shape, onDevice)
+			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on the GPU %v", c.shape, onGPU)
 			require.Equal(t, 1, be.queries)
 			require.Equal(t, 1, be.prefetches, "aux prefetched once, before the h stage")
 			require.Equal(t, 1, be.abcPrefetches, "a, b, c prefetched once, beside the query MSMs")
 			require.Equal(t, 1, be.releases, "the prefetch released after the query MSMs")
-			if onDevice {
+			if onGPU {
 				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")
 			} else {
 				require.Equal(t, 1, be.g2Out, "B_G2 through MSMG2")
