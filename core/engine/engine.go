@@ -17,7 +17,8 @@ import (
 // Options are the engine's collaborators; the zero value is production.
 type Options struct {
 	Logger *slog.Logger
-	Clock  Clock
+	// Clock is the time source (clock.go); nil is the real clock.
+	Clock Clock
 	// Throttle is the process-wide bandwidth throttle; nil creates one from
 	// the configuration.
 	Throttle *throttle.Throttle
