@@ -11,7 +11,7 @@ import (
 // chosen once — by the engine for each of its devices at set-up, by
 // ProveAssignment for its backend — and Run follows it: the order of the
 // stages is written there alone. String says what runs before, inside and
-// after the device region.
+// after the device region. Make one with NewPlan.
 type Plan struct {
 	// Device runs the device region: h and the H, L, A and B_G1 MSMs, and
 	// B_G2 when G2OnGPU is set.
