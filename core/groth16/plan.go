@@ -98,18 +98,20 @@ func (p *Plan) After() []string {
 	return []string{StageMSMB2 + " on " + p.CPU.Name() + " (throttle raised)"}
 }
 
-// String is the plan in one line, for logs.
+// String is the plan in one line.
 func (p *Plan) String() string {
-	part := func(s []string) string {
-		if len(s) == 0 {
-			return "nothing"
-		}
-		return strings.Join(s, ", ")
-	}
-	return "before the lock: " + part(p.Before()) + "; inside: " + part(p.Inside()) + "; after: " + part(p.After())
+	return "before the lock: " + list(p.Before()) + "; inside: " + list(p.Inside()) + "; after: " + list(p.After())
 }
 
 // LogValue groups the plan's parts for log/slog.
 func (p *Plan) LogValue() slog.Value {
-	return slog.GroupValue(slog.Any("before", p.Before()), slog.Any("inside", p.Inside()), slog.Any("after", p.After()))
+	return slog.GroupValue(slog.String("before", list(p.Before())), slog.String("inside", list(p.Inside())),
+		slog.String("after", list(p.After())))
+}
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return strings.Join(s, ", ")
 }
