@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -42,5 +43,22 @@ func TestDurationMSSaturates(t *testing.T) {
 	}
 	if d := durationMS(cUint64(1500)); d.Milliseconds() != 1500 {
 		t.Errorf("1500 ms gave %v", d)
+	}
+}
+
+// The library's log level: an operator's CUZK_LOG_LEVEL is fixed; without
+// it, warn until the host's configuration says otherwise.
+func TestLogLevel(t *testing.T) {
+	l := newLogLevel("")
+	if l.v.Level() != slog.LevelWarn || !l.follow {
+		t.Errorf("unset: level %v follow %v, want warn, following the configuration", l.v.Level(), l.follow)
+	}
+	l = newLogLevel("debug")
+	if l.v.Level() != slog.LevelDebug || l.follow {
+		t.Errorf("debug: level %v follow %v, want debug, fixed", l.v.Level(), l.follow)
+	}
+	l = newLogLevel("loud")
+	if l.v.Level() != slog.LevelWarn || !l.follow {
+		t.Errorf("invalid: level %v follow %v, want warn, following the configuration", l.v.Level(), l.follow)
 	}
 }

@@ -45,6 +45,7 @@ import (
 
 	"go.uber.org/automaxprocs/maxprocs"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -60,8 +61,11 @@ var (
 func get() *service.Service {
 	svcOnce.Do(func() {
 		_, _ = maxprocs.Set(maxprocs.Logger(func(string, ...any) {}))
-		svc = service.New(libLog(), cudaLibPath())
+		svc = service.New(libLog(), cudaSearch())
 		svc.SetVersion(Version)
+		if libLevel.follow {
+			svc.FollowLogLevel(libLevel.v)
+		}
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -78,26 +82,24 @@ func get() *service.Service {
 
 func main() {}
 
-// libLog is the library's logger (stderr, at CUZK_LOG_LEVEL): the service
-// logs through it, and guard logs a recovered panic's stack to it.
+// libLog is the library's logger (stderr, at libLevel): the service logs
+// through it, and guard logs a recovered panic's stack to it.
 var libLog = sync.OnceValue(func() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v}))
 })
 
-// cudaLibPath finds libcuzk_cuda.so: CUZK_CUDA_LIB, else beside this
-// library; "" when neither exists (the CPU backend then serves, and
-// gpus.cuda_lib in the configuration still overrides both).
-func cudaLibPath() string {
-	if p := os.Getenv("CUZK_CUDA_LIB"); p != "" {
-		return p
-	}
+// libLevel is the level of the library's log.
+var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
+
+// cudaSearch is where the service looks for libcuzk_cuda.so when a
+// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, else beside
+// this library.
+func cudaSearch() config.CUDASearch {
+	s := config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}
 	if self := C.cuzk_self_path(); self != nil {
-		p := filepath.Join(filepath.Dir(C.GoString(self)), "libcuzk_cuda.so")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+		s.Dir = filepath.Dir(C.GoString(self))
 	}
-	return ""
+	return s
 }
 
 // recordDir is where parameter validations are remembered when the
@@ -214,17 +216,27 @@ func cBytes(b []byte) *C.uint8_t {
 	return (*C.uint8_t)(p)
 }
 
-// logLevel is the level of the library's log on stderr: CUZK_LOG_LEVEL
-// (debug, info, warn, error), warn when unset. Hosts such as bellperson
-// never configure the library, so the variable is how an operator asks for
-// the per-partition timeline (debug).
-func logLevel() slog.Level {
-	var l slog.Level = slog.LevelWarn
-	if v := os.Getenv("CUZK_LOG_LEVEL"); v != "" {
-		if err := l.UnmarshalText([]byte(v)); err != nil {
-			l = slog.LevelWarn
-		}
+// logLevel is the level of the library's log on stderr: env (the value of
+// CUZK_LOG_LEVEL: debug, info, warn, error) when it is one, fixed; else
+// warn until the host configures the library, then logging.level of each
+// configuration (follow). Hosts such as bellperson never configure the
+// library, so warn keeps their stderr quiet, and the variable is how an
+// operator asks for the per-partition timeline (debug) whatever the host
+// configures.
+type logLevel struct {
+	v      *slog.LevelVar
+	follow bool
+}
+
+func newLogLevel(env string) logLevel {
+	l := logLevel{v: new(slog.LevelVar)}
+	l.v.Set(slog.LevelWarn)
+	var fixed slog.Level
+	if env == "" || fixed.UnmarshalText([]byte(env)) != nil {
+		l.follow = true
+		return l
 	}
+	l.v.Set(fixed)
 	return l
 }
 

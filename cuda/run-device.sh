@@ -48,6 +48,9 @@
 # CUZK_CUDA_BENCH_G1=k (the G1 MSM table at 2^k only, no G2: window sweeps),
 # CUZK_CUDA_BENCH_CPU_MAX=k (the MSM tables' CPU column up to 2^k),
 # CUZK_CUDA_MSM_MAX_PAIRS (pairs an MSM pass may hold: forces passes).
+# The same timings as Go benchmarks, by kernel and size, without the
+# variables: ./build/cuda.test -test.run '^$' -test.bench 'NTT|H|MSMG1|MSMG2|Subgroup|Partition'
+# (e.g. -test.bench 'Partition/2\^24/dense=0.03/device-prep').
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"

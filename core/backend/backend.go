@@ -39,27 +39,30 @@ type FusedH interface {
 	HMSM(points []bls.G1Affine, a, b, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error)
 }
 
-// Queries is implemented by backends that select the A and B query
+// Queries is implemented by backends that can select the A and B query
 // scalars from the witness on the device (the prep there): the aux values
 // go up once and the density bitmaps choose among them, instead of the
-// host gathering copies. DevicePrep reports whether it is in use;
-// QueryMSMs returns the L, A and B_G1 MSMs, and B_G2 when q.BG2 is not nil.
+// host gathering copies. QueryMSMs returns the L, A and B_G1 MSMs, and
+// B_G2 when q.BG2 is not nil. Whether it is used is the caller's choice
+// (groth16.Plan, from gpus.device_prep).
 type Queries interface {
-	DevicePrep() bool
 	QueryMSMs(q *QueryInput) (*QueryOutput, error)
 }
 
 // Prefetcher is implemented by Queries backends that can start copying a
 // partition's a, b, c and aux values to the device before they are needed,
-// so that the copies overlap the MSMs that run first (the query MSMs, then
-// h). QueryMSMs and HMSM use a prefetch of the same slices, which must stay
-// unchanged until then; ReleasePrefetch frees what they did not use (call
-// it when done). A call with nil a, b, c prefetches aux alone and one with
-// nil aux a, b, c alone, leaving the other prefetch in place: the a, b, c
-// part may be made from another goroutine while the query MSMs run.
+// so that the copies overlap other work (another partition's device
+// region, then the query MSMs, then h). QueryMSMs and HMSM use a prefetch
+// of the same slices, which must stay unchanged until then;
+// ReleasePrefetch frees what they did not use of the prefetches of these
+// slices (call it when done, before the slices are reused). A call with
+// nil a, b, c prefetches aux alone and one with nil aux a, b, c alone: the
+// a, b, c part may be made from another goroutine while the query MSMs
+// run. Prefetches of different slices (two workers of one device) are kept
+// apart.
 type Prefetcher interface {
 	Prefetch(a, b, c, aux []fr.Element)
-	ReleasePrefetch()
+	ReleasePrefetch(a, b, c, aux []fr.Element)
 }
 
 // QueryInput is a partition's witness, density bitmaps and query points.
@@ -85,19 +88,6 @@ type QueryOutput struct {
 type HostPinner interface {
 	Pin(buf []fr.Element) error
 	Unpin(buf []fr.Element) error
-}
-
-// DeviceG2 is implemented by backends that can run the G2 MSM on the
-// device: the engine then runs it inside the interlock and leaves the
-// bandwidth throttle down.
-type DeviceG2 interface {
-	G2OnDevice() bool
-}
-
-// G2OnDevice reports whether b runs its G2 MSM on the device.
-func G2OnDevice(b Backend) bool {
-	d, ok := b.(DeviceG2)
-	return ok && d.G2OnDevice()
 }
 
 // KeyReleaser is implemented by backends that keep a key's points on the

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"runtime"
 	"strconv"
@@ -92,7 +93,9 @@ type GPUs struct {
 	// the host (checked on the H200, cuda/NOTES.md kernel v6; −135 ms a
 	// 2^24 partition predicted).
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
-	// CUDALib is the path of libcuzk_cuda.so ("" = beside libcuzk.so).
+	// CUDALib is the path of libcuzk_cuda.so; "" lets the host layer
+	// choose (CUDASearch: CUZK_CUDA_LIB, else beside libcuzk.so), and
+	// none found means no GPU backend.
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
 	// MaxDeviceMemory caps what cuzk holds on each GPU (resident points,
 	// scalars, MSM and NTT scratch, stream buffers): a size ("16GiB"), a
@@ -183,7 +186,10 @@ type Dealloc struct {
 
 // Logging configures log output.
 type Logging struct {
-	// Level is one of debug, info, warn, error.
+	// Level is one of debug, info, warn, error: the level of the log the
+	// host layer writes (the C library's on stderr from the host's first
+	// cuzk_config on, unless CUZK_LOG_LEVEL is set; the cuzk command's).
+	// A Go host's own Options.Logger keeps its own level.
 	Level string `toml:"level" json:"level"`
 }
 
@@ -195,6 +201,20 @@ type Metrics struct {
 	// cuzk_metrics_text and cuzk_status_json. An empty host listens on
 	// every interface; port 0 takes a free port.
 	Listen string `toml:"listen" json:"listen"`
+}
+
+// SlogLevel returns Level for log/slog (info for a value Validate
+// refuses).
+func (l Logging) SlogLevel() slog.Level {
+	switch l.Level {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // Default returns the documented defaults.

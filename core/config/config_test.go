@@ -1,7 +1,9 @@
 package config
 
 import (
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +176,31 @@ func TestReferenceDaemonConfig(t *testing.T) {
 	_, warnings, err = ParseWarnings("[memory]\nbudget = \"auto\"\n")
 	require.NoError(t, err)
 	require.Empty(t, warnings)
+}
+
+// The CUDA library: the configuration's own path, else the variable's,
+// else the file beside the C library when it is there.
+func TestCUDASearch(t *testing.T) {
+	dir := t.TempDir()
+	resolve := func(configured string, s CUDASearch) string {
+		c := Default()
+		c.GPUs.CUDALib = configured
+		s.Resolve(&c)
+		return c.GPUs.CUDALib
+	}
+	require.Equal(t, "/conf/lib.so", resolve("/conf/lib.so", CUDASearch{Env: "/env/lib.so", Dir: dir}))
+	require.Equal(t, "/env/lib.so", resolve("", CUDASearch{Env: "/env/lib.so", Dir: dir}))
+	require.Equal(t, "", resolve("", CUDASearch{Dir: dir}), "no file beside: none")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CUDALibFile), nil, 0o644))
+	require.Equal(t, filepath.Join(dir, CUDALibFile), resolve("", CUDASearch{Dir: dir}))
+	require.Equal(t, "", resolve("", CUDASearch{}))
+}
+
+func TestLoggingLevel(t *testing.T) {
+	for text, want := range map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError} {
+		cfg, err := Parse("[logging]\nlevel = \"" + text + "\"\n")
+		require.NoError(t, err)
+		require.Equal(t, want, cfg.Logging.SlogLevel())
+	}
+	require.Equal(t, slog.LevelInfo, Default().Logging.SlogLevel())
 }

@@ -1,15 +1,9 @@
 package engine
 
-import "time"
+import "github.com/cuzk/cuzk/core/internal/clock"
 
-// Clock is the engine's time source; tests drive a manual one.
-type Clock interface {
-	Now() time.Time
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// Clock is the engine's time source (Options.Clock): Submit's times and
+// deadlines, scheduler.default_timeout, batching's wait, the interlock's
+// and the throttle's accounts, the timelines and status take time from
+// it. Tests drive a manual one.
+type Clock = clock.Clock

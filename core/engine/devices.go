@@ -4,7 +4,131 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cuda"
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/groth16"
 )
+
+// device is a GPU or the CPU, with its interlock and workers.
+type device struct {
+	name    string
+	kind    string // "cpu", "gpu" or "given" (Options.Devices)
+	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
+	be      backend.Backend
+	plan    *groth16.Plan // where each stage of a partition runs (worker.go)
+	lock    *interlock
+	workers int
+	// q holds the partitions pinned to this device (the shared queue,
+	// Engine.devQ, holds the others); nil for the CPU, which cannot be
+	// pinned.
+	q chan *task
+
+	// partitions proved here, and partitions that reached a worker here
+	// and failed (or were cancelled)
+	proved, failed atomic.Int64
+}
+
+// setupDevices makes the engine's devices, each with its plan: the given
+// backends (Options.Devices), else the GPUs of the CUDA library, else the
+// CPU (or an error when gpus.required is set).
+func (e *Engine) setupDevices(opt Options) error {
+	if len(opt.Devices) > 0 {
+		for i, be := range opt.Devices {
+			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+		}
+		return nil
+	}
+	if opt.DiscoverGPUs != nil {
+		if gpus, err := opt.DiscoverGPUs(); err == nil && len(gpus) > 0 {
+			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
+		}
+	}
+	gpus, err := e.cudaDevices()
+	if len(gpus) > 0 {
+		e.devices = gpus
+		return nil
+	}
+	if e.cfg.GPUs.Required {
+		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
+	}
+	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err))
+	// Everything on the host's cores; the G2 MSM after the interlock, with
+	// the throttle raised.
+	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
+	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
+	return nil
+}
+
+// gpuPlan is a GPU's plan: the prep and the G2 MSM where gpus.device_prep
+// and gpus.g2_on_gpu say, as far as the backend can.
+func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
+	g := e.cfg.GPUs
+	return groth16.NewPlan(groth16.Plan{Device: be, CPU: e.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
+}
+
+// cudaDevices loads the CUDA library and makes a device per usable GPU
+// (those listed in gpus.devices, or all).
+func (e *Engine) cudaDevices() ([]*device, error) {
+	path := e.cfg.GPUs.CUDALib // resolved by the host layer (config.CUDASearch)
+	if path == "" {
+		return nil, errors.New("no CUDA library configured (gpus.cuda_lib)")
+	}
+	lib, err := cuda.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	gpus, err := lib.Devices()
+	if err != nil {
+		return nil, err
+	}
+	want := map[int]bool{}
+	for _, d := range e.cfg.GPUs.Devices {
+		want[d] = true
+	}
+	var out []*device
+	for _, g := range gpus {
+		if len(want) > 0 && !want[g.Index] {
+			continue
+		}
+		cp, err := config.DeviceMemoryCap(e.cfg.GPUs.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
+		}
+		opts := cuda.DefaultOptions()
+		opts.MaxDeviceMemory, opts.MSMPool = cp, e.cfg.GPUs.MSMPool
+		be, err := cuda.NewBackend(lib, g, opts)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
+		}
+		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s sees %d GPU(s), none of them selected by gpus.devices", path, len(gpus))
+	}
+	return out, nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "none present"
+	}
+	return err.Error()
+}
+
+// deviceQueues lists the shared device queue and each device's own.
+func (e *Engine) deviceQueues() []chan *task {
+	qs := []chan *task{e.devQ}
+	for _, d := range e.devices {
+		if d.q != nil {
+			qs = append(qs, d.q)
+		}
+	}
+	return qs
+}
 
 // A device goes out of service when its backend returns an error wrapping
 // backend.ErrDeviceFailed (the CUDA backend does for a sticky CUDA error,

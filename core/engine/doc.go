@@ -8,24 +8,46 @@
 //	       ─► synthesis goroutines (witness → a, b, c by the sparse mat-vec,
 //	          which yields while the throttle is raised)
 //	       ─► bounded queue (backpressure)
-//	       ─► device workers: prep ─► [interlock: NTTs, H/L/A/B1 MSMs,
-//	          and the G2 MSM on a GPU (gpus.g2_on_gpu)] ─► release
-//	          ─► CPU G2 MSM (throttle raised) ─► assemble ─► verify
+//	       ─► device workers: the device's plan (below) ─► assemble ─► verify
 //	       ─► job (partition proofs in order)
 //	       ─► dealloc goroutine (buffers recycled or freed one at a time)
 //
-// The pieces carry their names: queue.go (priority heap), admission.go
-// (memory budget), interlock.go (the per-device lock), dealloc.go (the
-// buffer pool and the dealloc goroutine), synthesis.go, worker.go,
-// metrics.go and status.go; retention.go keeps ended jobs, their results
-// only, until they are collected; devices.go takes a device whose backend
-// fails with backend.ErrDeviceFailed out of service and closes the
-// backends. The throttle is package throttle.
+// Each device has a plan, chosen at set-up from gpus.device_prep,
+// gpus.g2_on_gpu and what its backend can do (groth16.Plan, logged at
+// start); one function runs a partition from it (groth16.Plan.Run, which
+// groth16.ProveAssignment runs without a lock). The variants:
+//
+//	GPU, the defaults (device_prep, g2_on_gpu):
+//	  upload aux ─► [interlock: L, A, B_G1, B_G2 (scalars selected on the
+//	  GPU; a, b, c upload beside them) ─► h + H MSM] ─► release
+//	GPU, g2_on_gpu = false:
+//	  prep B (host) ─► upload aux ─► [interlock: L, A, B_G1 ─► h + H MSM]
+//	  ─► release ─► G2 MSM on the CPU (throttle raised)
+//	GPU, device_prep = false:
+//	  prep A, B (host) ─► [interlock: h + H MSM ─► L, A, B_G1 ─► B_G2]
+//	  ─► release
+//	CPU (no GPU):
+//	  prep A, B ─► [interlock: h ─► H, L, A, B_G1 MSMs] ─► release
+//	  ─► G2 MSM (throttle raised)
+//
+// After the region, a, b, c go to the dealloc goroutine before any CPU G2
+// MSM.
+//
+// The pieces carry their names: engine.go (Options, New, Close),
+// requests.go (Submit, Cancel, deadlines, Await), queue.go (priority
+// heap), dispatch.go (queue to synthesis, finishTask), admission.go
+// (memory budget), synthesis.go, devices.go (set-up and plans, the device
+// queues, taking a device whose backend fails with backend.ErrDeviceFailed
+// out of service, closing the backends), worker.go (a partition through
+// its plan), interlock.go (the per-device lock), dealloc.go (the buffer
+// pool and the dealloc goroutine), metrics.go and status.go; retention.go
+// keeps ended jobs, their results only, until they are collected;
+// clock.go is the time source. The throttle is package throttle.
 //
 // The lessons behind the shape are the reference system's (design brief,
 // section 2): keep the SRS resident, prove one partition at a time and
 // pipeline, two workers per GPU around one lock held only for the kernels,
-// serialize deallocation, raise a bandwidth throttle around the CPU G2 MSM,
+// serialize deallocation, raise a bandwidth throttle around a CPU G2 MSM,
 // never return an unverified proof, never leave a lock poisoned.
 //
 // # Using the engine from Go

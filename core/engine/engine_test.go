@@ -19,6 +19,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/internal/clock"
 	"github.com/cuzk/cuzk/core/internal/wiretest"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -79,7 +80,18 @@ func TestProveThroughEngine(t *testing.T) {
 	require.Contains(t, text, `cuzk_stage_seconds_count{stage="msm h"} 4`)
 }
 
-// waitRunning waits until the job has dispatched all its partitions.
+// dispatched returns the number of job id's partitions taken by the
+// dispatcher and not yet done.
+func dispatched(e *Engine, id string) int {
+	for _, j := range e.Status().Jobs {
+		if j.ID == id {
+			return strings.Count(strings.Join(j.Partitions, ","), "running")
+		}
+	}
+	return -1
+}
+
+// waitDispatched waits until the job has dispatched all its partitions.
 func waitDispatched(t *testing.T, e *Engine, id string) {
 	eventually(t, func() bool {
 		for _, j := range e.Status().Jobs {
@@ -167,17 +179,17 @@ func TestBatchingSameCircuit(t *testing.T) {
 	f := testCircuit(t)
 	other := &Circuit{ID: "other", CS: f.circuit.CS, PK: f.circuit.PK}
 	be := &hookBackend{name: "fake0"}
-	clock := newManualClock()
+	clk := clock.NewManual()
 	cfg := oneWorker(testConfig())
 	cfg.Scheduler.BatchMax = 3
 	cfg.Scheduler.BatchWait = config.Duration(time.Hour)
-	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clock})
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clk})
 
 	// "a" opens a batch; the dispatcher waits (on the manual clock) for
 	// more jobs of its circuit.
 	_, err := e.Submit(f.request("a", 1, Normal))
 	require.NoError(t, err)
-	eventually(t, func() bool { return clock.pending() == 1 }, "dispatcher waits to fill the batch")
+	eventually(t, func() bool { return clk.Pending() == 1 }, "dispatcher waits to fill the batch")
 	reqB := f.request("b", 1, Critical)
 	reqB.Circuit = other
 	_, err = e.Submit(reqB)
@@ -186,10 +198,10 @@ func TestBatchingSameCircuit(t *testing.T) {
 		_, err = e.Submit(f.request(id, 1, Low))
 		require.NoError(t, err)
 	}
-	clock.Advance(time.Hour)
+	clk.Advance(time.Hour)
 	// b's own batch waits for company too.
-	eventually(t, func() bool { return clock.pending() == 1 }, "second batch waits")
-	clock.Advance(time.Hour)
+	eventually(t, func() bool { return clk.Pending() == 1 }, "second batch waits")
+	clk.Advance(time.Hour)
 	// The batch (a, c, d: same circuit) goes first, whatever b's priority.
 	require.Equal(t, []string{"a", "c", "d", "b"}, lockOrder(t, e, []string{"a", "b", "c", "d"}))
 }
@@ -240,10 +252,14 @@ func TestBackpressure(t *testing.T) {
 	require.NoError(t, err)
 	ws := workingSet(len(f.circuit.PK.H)+1, f.circuit.CS.NumInputs, f.circuit.CS.NumAux)
 	// One partition in the device, one in the device queue, one in
-	// synthesis waiting to send: never more, however long we wait.
-	eventually(t, func() bool { return e.Status().Memory.Reserved == 3*ws }, "pipeline fills")
-	time.Sleep(50 * time.Millisecond)
+	// synthesis waiting to send (each with its working set reserved), and
+	// one held by the dispatcher, waiting for the synthesis goroutine: no
+	// goroutine is left that could reserve more until the device moves.
+	eventually(t, func() bool {
+		return e.Status().Memory.Reserved == 3*ws && len(e.devQ) == cap(e.devQ) && dispatched(e, id) == 4
+	}, "pipeline fills")
 	require.Equal(t, 3*ws, e.Status().Memory.Reserved)
+	require.Equal(t, 4, dispatched(e, id))
 	gate()
 	res, err := e.Await(id, 0)
 	require.NoError(t, err)
@@ -252,7 +268,7 @@ func TestBackpressure(t *testing.T) {
 
 func TestInterlockAndThrottle(t *testing.T) {
 	f := testCircuit(t)
-	th := throttle.New(true, 20*time.Microsecond)
+	th := throttle.New(true, 20*time.Microsecond, nil)
 	be := &hookBackend{name: "fake0"}
 	var g2Calls, g2Bad, hBad sync.Map
 	be.onG2 = func() {
@@ -262,10 +278,12 @@ func TestInterlockAndThrottle(t *testing.T) {
 		}
 	}
 	// Each worker's device region must not overlap another's (maxG1 below);
-	// with one worker, the lock must also be free during G2.
+	// with one worker, the lock must also be free during G2. The G2 MSM
+	// runs on the CPU (be stands for it too).
 	cfg := testConfig()
 	cfg.GPUs.WorkersPerDevice = 2
-	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})
+	cfg.GPUs.G2OnGPU = false
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, CPU: be, Throttle: th})
 	be.onH = func() {
 		if e.devices[0].lock.holder.Load() < 0 {
 			hBad.Store(time.Now(), "H outside the lock")
@@ -293,9 +311,10 @@ func TestInterlockAndThrottle(t *testing.T) {
 	require.Zero(t, count(&hBad))
 
 	one := oneWorker(testConfig())
+	one.GPUs.G2OnGPU = false
 	be1 := &hookBackend{name: "fake1"}
-	th1 := throttle.New(true, 20*time.Microsecond)
-	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, Throttle: th1})
+	th1 := throttle.New(true, 20*time.Microsecond, nil)
+	e1 := newEngine(t, one, Options{Devices: []backend.Backend{be1}, CPU: be1, Throttle: th1})
 	var outside, raisedInG2, raisedInH []bool
 	be1.onG2 = func() {
 		outside = append(outside, e1.devices[0].lock.holder.Load() == -1)
@@ -321,8 +340,9 @@ func TestMatVecYieldsWhileThrottled(t *testing.T) {
 	id, err := e.Submit(req)
 	require.NoError(t, err)
 	eventually(t, func() bool { return e.Throttle().Stats().Yields > 20 }, "mat-vec yields")
-	_, err = e.Await(id, 20*time.Millisecond)
-	require.ErrorIs(t, err, context.DeadlineExceeded, "held while throttled")
+	_, done, err := e.Peek(id)
+	require.NoError(t, err)
+	require.False(t, done, "held while throttled")
 	e.Throttle().SetHost(false)
 	res, err := e.Await(id, 0)
 	require.NoError(t, err)
@@ -414,16 +434,38 @@ func TestCancel(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	f := testCircuit(t)
 	be := &hookBackend{name: "fake0"}
-	e := newEngine(t, oneWorker(testConfig()), Options{Devices: []backend.Backend{be}})
+	clk := clock.NewManual()
+	cfg := oneWorker(testConfig())
+	cfg.Scheduler.DefaultTimeout = config.Duration(time.Hour)
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Clock: clk})
 	be.setGate(t)
 	req := f.request("late", 1, Normal)
-	req.Deadline = time.Now().Add(30 * time.Millisecond)
+	req.Deadline = clk.Now().Add(30 * time.Millisecond)
 	id, err := e.Submit(req)
 	require.NoError(t, err)
+	waitDispatched(t, e, id)
+	clk.Advance(29 * time.Millisecond)
+	_, done, err := e.Peek(id)
+	require.NoError(t, err)
+	require.False(t, done, "before its deadline the job runs")
+	clk.Advance(time.Millisecond)
 	res, err := e.Await(id, 5*time.Second)
 	require.NoError(t, err)
 	require.ErrorIs(t, res.Err, context.DeadlineExceeded)
 	require.Equal(t, StateFailed, res.State)
+
+	// Without a deadline of its own a job has scheduler.default_timeout,
+	// also while it waits in the queue behind "late".
+	queued, err := e.Submit(f.request("queued", 1, Normal))
+	require.NoError(t, err)
+	clk.Advance(time.Hour - time.Millisecond)
+	_, done, err = e.Peek(queued)
+	require.NoError(t, err)
+	require.False(t, done)
+	clk.Advance(time.Millisecond)
+	res, err = e.Await(queued, 5*time.Second)
+	require.NoError(t, err)
+	require.ErrorIs(t, res.Err, context.DeadlineExceeded)
 }
 
 func TestBackendFailureFailsOnlyThatJob(t *testing.T) {
@@ -459,7 +501,7 @@ func TestBackendFailureFailsOnlyThatJob(t *testing.T) {
 }
 
 func TestDeviceFailedError(t *testing.T) {
-	l := newInterlock()
+	l := newInterlock(clock.Real{})
 	_, err := l.run(0, func(int64) error { return fmt.Errorf("cuda: %w", backend.ErrDeviceFailed) })
 	require.ErrorIs(t, err, backend.ErrDeviceFailed)
 	_, err = l.run(1, func(int64) error { return nil })
@@ -637,14 +679,12 @@ func TestCUDAFallbackAndRequired(t *testing.T) {
 	require.ErrorContains(t, err, "missing symbol cuzk_cuda_abi_version")
 }
 
-// deviceBackend is a GPU-like backend on the CPU: its G2 MSM counts as on
-// the device and it computes h and the H MSM in one call (backend.FusedH).
+// deviceBackend is a GPU-like backend on the CPU: it computes h and the H
+// MSM in one call (backend.FusedH).
 type deviceBackend struct {
 	*hookBackend
 	fused atomic.Int64
 }
-
-func (b *deviceBackend) G2OnDevice() bool { return true }
 
 func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.G1Jac, time.Duration, time.Duration, error) {
 	b.fused.Add(1)
@@ -658,11 +698,11 @@ func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.
 	return res, mid.Sub(start), time.Since(mid), err
 }
 
-func TestG2OnDeviceRunsInsideTheInterlock(t *testing.T) {
+func TestG2OnGPURunsInsideTheInterlock(t *testing.T) {
 	f := testCircuit(t)
-	th := throttle.New(true, 20*time.Microsecond)
+	th := throttle.New(true, 20*time.Microsecond, nil)
 	be := &deviceBackend{hookBackend: &hookBackend{name: "gpu0"}}
-	cfg := oneWorker(testConfig())
+	cfg := oneWorker(testConfig()) // gpus.g2_on_gpu: true
 	e := newEngine(t, cfg, Options{Devices: []backend.Backend{be}, Throttle: th})
 	var inside, raised []bool
 	be.onG2 = func() {

@@ -178,56 +178,6 @@ func (b *hookBackend) setGate(t testing.TB) (open func()) {
 	return open
 }
 
-// manualClock is a Clock that only moves when told.
-type manualClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []manualTimer
-}
-
-type manualTimer struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func newManualClock() *manualClock { return &manualClock{now: time.Unix(1_700_000_000, 0)} }
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	c.timers = append(c.timers, manualTimer{at: c.now.Add(d), ch: ch})
-	return ch
-}
-
-// Advance moves time forward and fires the timers that are due.
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if !t.at.After(c.now) {
-			t.ch <- c.now
-		} else {
-			kept = append(kept, t)
-		}
-	}
-	c.timers = kept
-}
-
-func (c *manualClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
-
 // eventually polls cond for up to 10 s.
 func eventually(t testing.TB, cond func() bool, msg string) {
 	t.Helper()

@@ -18,6 +18,7 @@ import (
 // backend.ErrDeviceFailed (and not the stop of the region's job) marks the
 // device failed: run refuses every later region with that error.
 type interlock struct {
+	clock  Clock // for the wait and busy accounts
 	mu     sync.Mutex
 	holder atomic.Int64 // worker id holding the lock, or -1
 	// failure is the first error that wrapped backend.ErrDeviceFailed; nil
@@ -32,8 +33,8 @@ type interlock struct {
 	maxInside    atomic.Int64
 }
 
-func newInterlock() *interlock {
-	l := &interlock{}
+func newInterlock(clk Clock) *interlock {
+	l := &interlock{clock: clk}
 	l.holder.Store(-1)
 	return l
 }
@@ -67,13 +68,14 @@ func (l *interlock) failed() error {
 // failed device region does not run (checked with the lock held: the
 // region that failed it may have held the lock meanwhile).
 func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Duration, err error) {
-	start := time.Now()
+	start := l.clock.Now()
 	l.mu.Lock()
+	acquired := l.clock.Now()
+	wait = acquired.Sub(start)
 	if f := l.failed(); f != nil {
 		l.mu.Unlock()
-		return time.Since(start), fmt.Errorf("engine: %w: %w", errOutOfService, f)
+		return wait, fmt.Errorf("engine: %w: %w", errOutOfService, f)
 	}
-	wait = time.Since(start)
 	l.holder.Store(int64(worker))
 	n := l.inside.Add(1)
 	if n > l.maxInside.Load() {
@@ -81,7 +83,6 @@ func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Dur
 	}
 	seq := l.acquisitions.Add(1)
 	l.waitNs.Add(int64(wait))
-	acquired := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("engine: %w: %v\n%s", errPanic, r, debug.Stack())
@@ -90,7 +91,7 @@ func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Dur
 			f := err
 			l.failure.CompareAndSwap(nil, &f)
 		}
-		l.busyNs.Add(int64(time.Since(acquired)))
+		l.busyNs.Add(int64(l.clock.Now().Sub(acquired)))
 		l.inside.Add(-1)
 		l.holder.Store(-1)
 		l.mu.Unlock()

@@ -138,9 +138,10 @@ type job struct {
 	next   int // next partition to dispatch
 	queued bool
 
+	// ctx ends with the job: cancelled, expired (its cause is then
+	// context.DeadlineExceeded) or ended
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	stop   context.CancelFunc // releases the deadline
 
 	mu        sync.Mutex
 	state     JobState

@@ -126,7 +126,8 @@ func (e *Engine) InFlight() int {
 
 // Status returns a snapshot.
 func (e *Engine) Status() Status {
-	up := time.Since(e.started)
+	now := e.clock.Now()
+	up := now.Sub(e.started)
 	st := Status{Uptime: up, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
 		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()},
 		Jobs:   []JobStatus{}, Devices: []DeviceStatus{}}
@@ -153,7 +154,7 @@ func (e *Engine) Status() Status {
 		state := j.state
 		j.mu.Unlock()
 		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.circuit, Priority: j.priority.String(),
-			State: state, Partitions: e.partitionStates(j), Age: time.Since(j.submitted)})
+			State: state, Partitions: e.partitionStates(j), Age: now.Sub(j.submitted)})
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
@@ -161,7 +162,10 @@ func (e *Engine) Status() Status {
 			Partitions: d.proved.Load(), Failed: d.failed.Load(), Pinned: len(d.q),
 			Healthy: true, LockHolder: int(d.lock.holder.Load()),
 			Acquisitions: d.lock.acquisitions.Load(), LockWait: time.Duration(d.lock.waitNs.Load()),
-			Busy: busy, Utilisation: busy.Seconds() / up.Seconds()}
+			Busy: busy}
+		if up > 0 {
+			ds.Utilisation = busy.Seconds() / up.Seconds()
+		}
 		if f := d.lock.failed(); f != nil {
 			ds.Healthy, ds.Error = false, f.Error()
 		} else {

@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/throttle"
 )
 
 // synthesize is a synthesis goroutine: it reserves a partition's working
@@ -229,4 +230,13 @@ func scanRanges(n, tasks int, fn func(from, to int) int) int {
 		}
 	}
 	return -1
+}
+
+// pause is the mat-vec's check: it yields while the throttle is raised and
+// stops a cancelled job.
+func pause(ctx context.Context, th *throttle.Throttle) func() error {
+	return func() error {
+		th.Pause()
+		return context.Cause(ctx)
+	}
 }

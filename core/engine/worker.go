@@ -7,8 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
-
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
 )
@@ -16,10 +14,9 @@ import (
 // StageVerify names the verification step in partition reports.
 const StageVerify = "verify"
 
-// work is a device worker: prep on the CPU, the device region under the
-// interlock (with the G2 MSM when the backend runs it on the device), then
-// — with the lock released — a CPU G2 MSM with the throttle raised,
-// assembly and verification.
+// work is a device worker: it runs each partition it takes through its
+// device's plan (groth16.Plan.Run) with the device's interlock and the
+// bandwidth throttle, then assembles and verifies the proof.
 func (e *Engine) work(d *device, id int) {
 	defer e.wg.Done()
 	for {
@@ -79,61 +76,25 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	}
 	rep = PartitionReport{Device: d.name, DeviceIndex: d.index, Worker: worker}
 	var stages groth16.Report
-	prep := groth16.PrepareFor(d.be, t.asg)
-
-	t.tl.LockWait = e.clock.Now()
-	var g1 *groth16.G1Results
-	var b2 bls.G2Jac
-	// A G2 MSM on the GPU runs inside the interlock; on the CPU, after it,
-	// with the bandwidth throttle raised.
-	g2OnDevice := backend.G2OnDevice(d.be)
-	// The host's lock first, then the device's: a worker waiting for the
-	// host's lock holds nothing another request needs (Request.Interlock).
-	if l := j.req.Interlock; l != nil {
-		l.Lock()
-	}
-	wait, err := d.lock.run(worker, func(seq int64) error {
-		t.tl.LockAcquired = e.clock.Now()
-		rep.LockSeq = seq
-		if err := context.Cause(j.ctx); err != nil {
-			return stopped{err}
-		}
-		var err error
-		g1, err = groth16.DeviceStage(d.be, pk, t.asg, prep, &stages)
-		if err == nil && g2OnDevice {
-			b2, err = groth16.G2Stage(d.be, pk, prep, g1, e.cfg.GPUs.G2Threads, &stages)
-		}
-		return err
-	})
-	if l := j.req.Interlock; l != nil {
-		l.Unlock()
-	}
-	t.tl.LockReleased = e.clock.Now()
-	e.metrics.lockWait.Observe(wait.Seconds())
-	if err != nil {
-		return rep, err
-	}
-	if err := context.Cause(j.ctx); err != nil {
-		return rep, stopped{err}
-	}
-	// a, b, c are consumed: hand them to the dealloc goroutine now rather
-	// than after the G2 MSM.
-	e.pool.put(t.asg.A, t.asg.B, t.asg.C)
-	t.asg.A, t.asg.B, t.asg.C = nil, nil, nil
-
-	if !g2OnDevice {
-		e.throttle.Raise()
-		b2, err = func() (bls.G2Jac, error) {
-			defer e.throttle.Lower()
-			return groth16.G2Stage(d.be, pk, prep, g1, e.cfg.GPUs.G2Threads, &stages)
-		}()
-	}
+	msms, err := d.plan.Run(pk, t.asg, groth16.RunOptions{
+		Lock:     e.regionLock(d, worker, t, &rep),
+		Throttle: e.throttle,
+		AfterRegion: func() error {
+			if err := context.Cause(j.ctx); err != nil {
+				return stopped{err}
+			}
+			// a, b, c are consumed: hand them to the dealloc goroutine now
+			// rather than after a CPU G2 MSM.
+			e.pool.put(t.asg.A, t.asg.B, t.asg.C)
+			t.asg.A, t.asg.B, t.asg.C = nil, nil, nil
+			return nil
+		},
+	}, &stages)
 	t.tl.G2End = e.clock.Now()
-	prep.Release()
 	if err != nil {
 		return rep, err
 	}
-	proof := groth16.Assemble(&pk.VerifyingKey, &r, &s, g1, &b2)
+	proof := groth16.Assemble(&pk.VerifyingKey, &r, &s, msms)
 	if e.cfg.VerifyProofs {
 		start := time.Now()
 		if err := groth16.Verify(&pk.VerifyingKey, proof, t.asg.Inputs[1:]); err != nil {
@@ -151,3 +112,37 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	j.mu.Unlock()
 	return rep, nil
 }
+
+// regionLock is the lock a partition's device region runs in: the host's
+// lock first (Request.Interlock), then the device's interlock — a worker
+// waiting for the host's lock holds nothing another request needs — with
+// the partition's timeline and a last check that its job still wants it.
+func (e *Engine) regionLock(d *device, worker int, t *task, rep *PartitionReport) groth16.Lock {
+	return lockFunc(func(region func() error) error {
+		j := t.job
+		t.tl.LockWait = e.clock.Now()
+		l := j.req.Interlock
+		if l != nil {
+			l.Lock()
+		}
+		wait, err := d.lock.run(worker, func(seq int64) error {
+			t.tl.LockAcquired = e.clock.Now()
+			rep.LockSeq = seq
+			if err := context.Cause(j.ctx); err != nil {
+				return stopped{err}
+			}
+			return region()
+		})
+		if l != nil {
+			l.Unlock()
+		}
+		t.tl.LockReleased = e.clock.Now()
+		e.metrics.lockWait.Observe(wait.Seconds())
+		return err
+	})
+}
+
+// lockFunc is a groth16.Lock.
+type lockFunc func(region func() error) error
+
+func (f lockFunc) Run(region func() error) error { return f(region) }

@@ -18,6 +18,10 @@
 // where B₁ is B computed in G1. The multi-scalar multiplications use the
 // 0/1 split of package msm.
 //
+// Where each stage runs on a device (the prep, B_G2, the uploads) is a
+// Plan, chosen once; Plan.Run is the one stage driver, run by the engine's
+// workers inside their device's interlock and by ProveAssignment alone.
+//
 // Setup is a deterministic development setup: it derives the toxic waste
 // (τ, α, β, γ, δ) from a seed, so anyone who knows the seed can forge
 // proofs. It exists for tests, demos and benchmarks; never use its output

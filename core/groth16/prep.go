@@ -6,7 +6,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
@@ -31,19 +30,11 @@ func Prepare(asg *Assignment) *Prepared {
 	}
 }
 
-// PrepareFor is Prepare for a backend that takes gathered scalars. One that
-// selects them itself (backend.Queries) gets nil when its G2 MSM runs on
-// the device too, else only the B scalars its CPU G2 MSM needs.
-func PrepareFor(be backend.Backend, asg *Assignment) *Prepared {
-	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
-		if backend.G2OnDevice(be) {
-			return nil
-		}
-		// the device selects A and B for its MSMs; the CPU G2 MSM needs B
-		d := asg.Density
-		return &Prepared{BScalars: gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux)}
-	}
-	return Prepare(asg)
+// prepareB gathers the B scalars alone (the CPU's B_G2 MSM needs them
+// when the device selects its own).
+func prepareB(asg *Assignment) *Prepared {
+	d := asg.Density
+	return &Prepared{BScalars: gather(asg.Inputs, &d.BInput, asg.Aux, &d.BAux)}
 }
 
 // Release hands the vectors back for the next Prepare; p must not be used

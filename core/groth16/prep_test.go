@@ -66,7 +66,6 @@ func TestGatherMatchesSerial(t *testing.T) {
 // device), here with plain loops on the host, and counts its calls.
 type queriesBackend struct {
 	cpu.Backend
-	g2OnDevice     bool
 	queries, g2Out int
 	// a copy of aux taken by Prefetch, which QueryMSMs proves with (as
 	// the GPU does with its early upload)
@@ -91,10 +90,7 @@ func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
 	}
 }
 
-func (b *queriesBackend) ReleasePrefetch() { b.releases++ }
-
-func (b *queriesBackend) DevicePrep() bool { return true }
-func (b *queriesBackend) G2OnDevice() bool { return b.g2OnDevice }
+func (b *queriesBackend) ReleasePrefetch(a, bb, c, aux []fr.Element) { b.releases++ }
 
 func (b *queriesBackend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
 	b.g2Out++
@@ -143,21 +139,21 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 }
 
 // A backend doing its own prep gives the same proofs; with its G2 MSM on
-// the device too, the host prepares nothing and MSMG2 is not called apart.
+// the device too, MSMG2 is not called apart.
 func TestDevicePrepProofs(t *testing.T) {
 	withReferenceProofs(t, rand.New(rand.NewPCG(5, 6)), func(c referenceCase) {
-		for _, onDevice := range []bool{false, true} {
-			be := &queriesBackend{g2OnDevice: onDevice}
-			asg := &Assignment{Inputs: c.w.Inputs, Aux: c.w.Aux, Density: &c.cs.Density}
-			require.Equal(t, onDevice, PrepareFor(be, asg) == nil, "host prep skipped exactly when G2 is on the device")
-			proof, _, err := Prove(c.pk, c.cs, c.w, Options{R: &c.r, S: &c.s, Backend: be})
+		for _, onGPU := range []bool{false, true} {
+			be := &queriesBackend{}
+			plan := NewPlan(Plan{Device: be, DevicePrep: true, G2OnGPU: onGPU})
+			require.True(t, plan.DevicePrep && plan.Prefetch, "the backend's prep and prefetch are used")
+			proof, _, err := Prove(c.pk, c.cs, c.w, Options{R: &c.r, S: &c.s, Plan: plan})
 			require.NoError(t, err)
-			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on device %v", c.shape, onDevice)
+			require.Equal(t, c.want.Bytes(), proof.Bytes(), "%s, G2 on the GPU %v", c.shape, onGPU)
 			require.Equal(t, 1, be.queries)
 			require.Equal(t, 1, be.prefetches, "aux prefetched once, before the h stage")
 			require.Equal(t, 1, be.abcPrefetches, "a, b, c prefetched once, beside the query MSMs")
 			require.Equal(t, 1, be.releases, "the prefetch released after the query MSMs")
-			if onDevice {
+			if onGPU {
 				require.Zero(t, be.g2Out, "B_G2 computed inside QueryMSMs, not again by MSMG2")
 			} else {
 				require.Equal(t, 1, be.g2Out, "B_G2 through MSMG2")

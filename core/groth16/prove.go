@@ -30,6 +30,10 @@ type Options struct {
 	Eval r1cs.EvalOptions
 	// Backend computes the NTTs and MSMs; nil means the CPU backend.
 	Backend backend.Backend
+	// Plan, when set, says where each stage runs and replaces Backend; nil
+	// runs everything the backend offers on its device (the prep, B_G2),
+	// or everything on the CPU backend.
+	Plan *Plan
 }
 
 func (o *Options) tasks() int {
@@ -82,6 +86,14 @@ func (r *Report) Duration(name string) time.Duration {
 		}
 	}
 	return 0
+}
+
+// timed runs fn as the stage name and records its time.
+func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
+	start := time.Now()
+	st, err := fn()
+	r.Stages = append(r.Stages, Stage{Name: name, Duration: time.Since(start), MSM: st})
+	return err
 }
 
 // Assignment is the input of the proving stages after synthesis: the
@@ -204,147 +216,6 @@ func CheckWitness(pk *params.ProvingKey, inputs, aux []fr.Element, d *r1cs.Densi
 	return nil
 }
 
-// G1Results are the outputs of the device region.
-type G1Results struct {
-	H, L, A, B1 bls.G1Jac
-	// B2 is set when the device stage computed B_G2 too (device prep).
-	B2 *bls.G2Jac
-}
-
-func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
-	start := time.Now()
-	st, err := fn()
-	r.Stages = append(r.Stages, Stage{Name: name, Duration: time.Since(start), MSM: st})
-	return err
-}
-
-// DeviceStage runs the work the engine holds a device's interlock for: the
-// NTTs for h, then the H, L, A and B_G1 MSMs — and B_G2 when the backend
-// selects the query scalars on the device with its G2 MSM there too (then
-// prep may be nil; see PrepareFor). With the prep on the device the query
-// MSMs run first, while a backend.Prefetcher copies a, b, c. It may
-// overwrite asg.A, B, C.
-func DeviceStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, prep *Prepared, rep *Report) (*G1Results, error) {
-	res := &G1Results{}
-	if q, ok := be.(backend.Queries); ok && q.DevicePrep() {
-		// the query MSMs first: aux goes up, then a, b, c go up while the
-		// MSMs run (as soon as they are ready), then h
-		var upload time.Duration
-		abc := make(chan error, 1)
-		if p, ok := be.(backend.Prefetcher); ok {
-			start := time.Now()
-			p.Prefetch(nil, nil, nil, asg.Aux)
-			upload = time.Since(start)
-			defer p.ReleasePrefetch()
-			go func() {
-				err := asg.ready()
-				if err == nil {
-					p.Prefetch(asg.A, asg.B, asg.C, nil)
-				}
-				abc <- err
-			}()
-		} else {
-			abc <- asg.ready()
-		}
-		err := queryStage(q, be, pk, asg, res, rep, upload)
-		if abcErr := <-abc; err == nil {
-			err = abcErr
-		}
-		if err != nil {
-			return nil, err
-		}
-		return res, hStage(be, pk, asg, res, rep)
-	}
-	if err := asg.ready(); err != nil {
-		return nil, err
-	}
-	if err := hStage(be, pk, asg, res, rep); err != nil {
-		return nil, err
-	}
-	steps := []struct {
-		name string
-		fn   func() (msm.Stats, error)
-	}{
-		{StageMSML, func() (st msm.Stats, err error) { res.L, st, err = be.MSMG1(pk.L, asg.Aux); return }},
-		{StageMSMA, func() (st msm.Stats, err error) { res.A, st, err = be.MSMG1(pk.A, prep.AScalars); return }},
-		{StageMSMB1, func() (st msm.Stats, err error) { res.B1, st, err = be.MSMG1(pk.BG1, prep.BScalars); return }},
-	}
-	for _, s := range steps {
-		if err := rep.timed(s.name, s.fn); err != nil {
-			return nil, fmt.Errorf("groth16: %s: %w", s.name, err)
-		}
-	}
-	return res, nil
-}
-
-// hStage computes h and the H MSM, in one call where the backend keeps h
-// on the device (backend.FusedH), its two halves reported apart.
-func hStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report) error {
-	if f, ok := be.(backend.FusedH); ok {
-		start := time.Now()
-		var hTime, msmTime time.Duration
-		var err error
-		res.H, hTime, msmTime, err = f.HMSM(pk.H, asg.A, asg.B, asg.C)
-		if err != nil {
-			return fmt.Errorf("groth16: %s+%s: %w", StageFFT, StageMSMH, err)
-		}
-		if other := time.Since(start) - hTime - msmTime; other > 0 {
-			hTime += other // the call's own overhead, with the uploads
-		}
-		rep.Stages = append(rep.Stages, Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
-		return nil
-	}
-	var h []fr.Element
-	if err := rep.timed(StageFFT, func() (st msm.Stats, err error) { h, err = be.H(asg.A, asg.B, asg.C); return }); err != nil {
-		return fmt.Errorf("groth16: %s: %w", StageFFT, err)
-	}
-	if err := rep.timed(StageMSMH, func() (st msm.Stats, err error) { res.H, st, err = be.MSMG1(pk.H, h); return }); err != nil {
-		return fmt.Errorf("groth16: %s: %w", StageMSMH, err)
-	}
-	return nil
-}
-
-// queryStage runs the L, A, B_G1 (and, with the G2 MSM on the device,
-// B_G2) MSMs through the backend's own prep; upload (a prefetch's time)
-// counts with L, as the upload of aux does inside QueryMSMs.
-func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1Results, rep *Report, upload time.Duration) error {
-	in := &backend.QueryInput{L: pk.L, A: pk.A, BG1: pk.BG1, Inputs: asg.Inputs, Aux: asg.Aux,
-		BInput: &asg.Density.BInput, AAux: &asg.Density.AAux, BAux: &asg.Density.BAux}
-	if backend.G2OnDevice(be) {
-		in.BG2 = pk.BG2
-	}
-	out, err := q.QueryMSMs(in)
-	if err != nil {
-		return fmt.Errorf("groth16: query MSMs: %w", err)
-	}
-	res.L, res.A, res.B1 = out.L, out.A, out.B1
-	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
-		Stage{Name: StageMSMB1, Duration: out.Times[2]})
-	if in.BG2 != nil {
-		res.B2 = &out.B2
-		rep.Stages = append(rep.Stages, Stage{Name: StageMSMB2, Duration: out.Times[3]})
-	}
-	return nil
-}
-
-// G2Stage runs the B_G2 MSM, which the engine runs after releasing the
-// device (on the CPU, with the bandwidth throttle raised) or inside it (on
-// a GPU). It returns g1.B2 when the device stage computed it already.
-func G2Stage(be backend.Backend, pk *params.ProvingKey, prep *Prepared, g1 *G1Results, threads int, rep *Report) (bls.G2Jac, error) {
-	if g1 != nil && g1.B2 != nil {
-		return *g1.B2, nil
-	}
-	if prep == nil {
-		return bls.G2Jac{}, fmt.Errorf("groth16: %s: no prepared scalars", StageMSMB2)
-	}
-	var b2 bls.G2Jac
-	err := rep.timed(StageMSMB2, func() (st msm.Stats, err error) { b2, st, err = be.MSMG2(pk.BG2, prep.BScalars, threads); return })
-	if err != nil {
-		return b2, fmt.Errorf("groth16: %s: %w", StageMSMB2, err)
-	}
-	return b2, nil
-}
-
 // Randomness returns the proof's r and s: opt's fixed values, or fresh
 // ones from crypto/rand.
 func Randomness(opt *Options) (r, s fr.Element, err error) {
@@ -354,13 +225,28 @@ func Randomness(opt *Options) (r, s fr.Element, err error) {
 	return
 }
 
-// Assemble combines the stage results into the proof.
-func Assemble(vk *params.VerifyingKey, r, s *fr.Element, g1 *G1Results, b2 *bls.G2Jac) *params.Proof {
-	return assemble(vk, r, s, &g1.H, &g1.L, &g1.A, &g1.B1, b2)
+// Assemble combines the MSM results into the proof.
+func Assemble(vk *params.VerifyingKey, r, s *fr.Element, m *MSMResults) *params.Proof {
+	return assemble(vk, r, s, &m.H, &m.L, &m.A, &m.B1, &m.B2)
+}
+
+// plan is opt's plan: opt.Plan, or everything the backend offers on its
+// device (the CPU backend: everything there, B_G2 as the engine runs it on
+// the CPU, after the region).
+func (o *Options) plan() *Plan {
+	if o.Plan != nil {
+		return o.Plan
+	}
+	cpuBE := &cpu.Backend{NbTasks: o.NbTasks}
+	if o.Backend == nil {
+		return NewPlan(Plan{Device: cpuBE, G2Threads: o.NbTasks})
+	}
+	return NewPlan(Plan{Device: o.Backend, CPU: cpuBE, G2Threads: o.NbTasks, DevicePrep: true, G2OnGPU: true})
 }
 
 // ProveAssignment runs the proving stages on an assignment, one after the
-// other, on opt.Backend (the CPU when nil). It overwrites asg.A, B and C.
+// other, as opt's plan says (Run, with no lock and no throttle). It
+// overwrites asg.A, B and C.
 func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
 	start := time.Now()
 	if err := Validate(pk, asg); err != nil {
@@ -370,22 +256,12 @@ func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*para
 	if err != nil {
 		return nil, nil, err
 	}
-	be := opt.Backend
-	if be == nil {
-		be = &cpu.Backend{NbTasks: opt.NbTasks}
-	}
 	rep := &Report{}
-	prep := PrepareFor(be, asg)
-	g1, err := DeviceStage(be, pk, asg, prep, rep)
+	m, err := opt.plan().Run(pk, asg, RunOptions{}, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	b2, err := G2Stage(be, pk, prep, g1, opt.NbTasks, rep)
-	prep.Release()
-	if err != nil {
-		return nil, nil, err
-	}
-	proof := Assemble(&pk.VerifyingKey, &r, &s, g1, &b2)
+	proof := Assemble(&pk.VerifyingKey, &r, &s, m)
 	rep.Total = time.Since(start)
 	// validation, prep and assembly
 	rep.Stages = append(rep.Stages, Stage{Name: StageOther, Duration: rep.Total - rep.sum()})

@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -28,7 +29,7 @@ func hostAssignment(t *testing.T, cs *r1cs.R1CS, w *r1cs.Witness) *groth16.Assig
 // service, both closed with the test.
 func openFixture(t *testing.T) (*Service, *SRS, *r1cs.R1CS, []*r1cs.Witness) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	t.Cleanup(s.Close)
 	h, err := s.OpenSRS(filepath.Join(dir, "c.params"), false)
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestStartOwnsItsInputs(t *testing.T) {
 // it waits.
 func TestStartWaitsForTheCopies(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	require.NoError(t, s.Configure("[synthesis]\nmax_parallel = 1\n"))
 	h, err := s.OpenSRS(filepath.Join(dir, "c.params"), false)

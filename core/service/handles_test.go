@@ -8,12 +8,13 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
 func loadedService(t *testing.T) (*Service, []*r1cs.Witness) {
 	dir, _, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	t.Cleanup(s.Close)
 	require.NoError(t, s.RegisterCircuit("c", filepath.Join(dir, "c.r1cs")))
 	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), false))

@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"github.com/cuzk/cuzk/core/config"
 	"io"
 	"net"
 	"net/http"
@@ -72,7 +73,7 @@ func metricValue(t *testing.T, text, name string) float64 {
 // with the Go, process and build-info collectors, promlint-clean.
 func TestListenerServesStatusAndMetrics(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	s.SetVersion("1.2.3-test")
 	s.SetDefaultRecordDir(t.TempDir())
 	t.Cleanup(s.Close)
@@ -184,7 +185,7 @@ func TestListenerServesStatusAndMetrics(t *testing.T) {
 // service as it was, and so is a reconfiguration while a job runs.
 func TestListenerFollowsConfiguration(t *testing.T) {
 	dir, _, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	t.Cleanup(s.Close)
 	require.NoError(t, s.RegisterCircuit("c", filepath.Join(dir, "c.r1cs")))
 	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -29,7 +30,7 @@ func dropInFixture(t *testing.T, s *Service) (string, *SRS, *groth16.Assignment,
 }
 
 func TestGPUIndexOnACPUOnlyHost(t *testing.T) {
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	_, h, asg, ws := dropInFixture(t, s)
 	r, sv := []fr.Element{fr.NewElement(3)}, []fr.Element{fr.NewElement(4)}
@@ -51,7 +52,7 @@ func TestGPUIndexOnACPUOnlyHost(t *testing.T) {
 // A drop-in call is an ordinary proof: queued at NORMAL, it goes before a
 // LOW job submitted earlier.
 func TestDropInJobsRunAtNormalPriority(t *testing.T) {
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	require.NoError(t, s.Configure("[synthesis]\nmax_parallel = 1\nqueue_depth = 0\n[gpus]\ncpu_workers = 1\n"))
 	dir, h, asg, ws := dropInFixture(t, s)

@@ -31,12 +31,13 @@ type Service struct {
 	circuits map[string]*circuit
 	srs      map[string]*SRS // cached by path
 	jobs     handles         // handles.go
-	cudaLib  string
+	cuda     config.CUDASearch
 
 	checker   params.SubgroupChecker    // SetSubgroupChecker
 	recordDir string                    // SetDefaultRecordDir
 	records   map[string]*params.Record // by directory, one per process
 	srsTick   uint64                    // LRU clock of the SRS cache
+	level     *slog.LevelVar            // FollowLogLevel
 	devices   []backend.Backend         // the engine's devices; nil: discovered (tests set it)
 
 	version string               // SetVersion
@@ -51,14 +52,16 @@ type circuit struct {
 }
 
 // New returns a service with the default configuration; the engine starts
-// on first use. cudaLib is the CUDA library to use when the configuration
-// names none ("" for none).
-func New(log *slog.Logger, cudaLib string) *Service {
+// on first use. cuda finds the CUDA library for every configuration that
+// names none (the zero value: none).
+func New(log *slog.Logger, cuda config.CUDASearch) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: config.Default(), log: log, throttle: throttle.New(true, config.Default().Throttle.Sleep.D()),
-		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cudaLib: cudaLib,
+	cfg := config.Default()
+	cuda.Resolve(&cfg)
+	s := &Service{cfg: cfg, log: log, throttle: throttle.New(true, cfg.Throttle.Sleep.D(), nil),
+		circuits: map[string]*circuit{}, srs: map[string]*SRS{}, jobs: newHandles(), cuda: cuda,
 		records: map[string]*params.Record{}, version: "dev"}
 	s.reg = s.newRegistry()
 	return s
@@ -69,6 +72,14 @@ func (s *Service) SetVersion(v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.version = v
+}
+
+// FollowLogLevel makes every configuration given to Configure set v (the
+// level of the host layer's log handler) to its logging.level.
+func (s *Service) FollowLogLevel(v *slog.LevelVar) {
+	s.mu.Lock()
+	s.level = v
+	s.mu.Unlock()
 }
 
 // Throttle is the process-wide bandwidth throttle; it survives
@@ -87,6 +98,7 @@ func (s *Service) Configure(text string) error {
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}
+	s.cuda.Resolve(&cfg)
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}
@@ -106,6 +118,9 @@ func (s *Service) Configure(text string) error {
 		s.eng = nil
 	}
 	s.cfg = cfg
+	if s.level != nil {
+		s.level.Set(cfg.Logging.SlogLevel())
+	}
 	return s.startLocked()
 }
 
@@ -114,12 +129,12 @@ func (s *Service) startLocked() error {
 		return nil
 	}
 	// The throttle keeps its identity; its settings follow the config.
-	th := throttle.New(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
+	th := throttle.New(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D(), nil)
 	if s.throttle != nil {
 		th = s.throttle
 		th.Configure(s.cfg.Throttle.Enabled, s.cfg.Throttle.Sleep.D())
 	}
-	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, CUDALib: s.cudaLib, Devices: s.devices})
+	eng, err := engine.New(s.cfg, engine.Options{Logger: s.log, Throttle: th, Devices: s.devices})
 	if err != nil {
 		return &Error{Code: BadConfig, Err: err}
 	}

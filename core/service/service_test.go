@@ -1,8 +1,11 @@
 package service
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -36,7 +40,7 @@ func fixture(t *testing.T) (string, *r1cs.R1CS, []*r1cs.Witness) {
 
 func TestServiceLifecycle(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	require.NoError(t, s.RegisterCircuit("c", filepath.Join(dir, "c.r1cs")))
 	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), false))
@@ -80,7 +84,7 @@ func TestServiceLifecycle(t *testing.T) {
 
 func TestSRSCacheAndAssignments(t *testing.T) {
 	dir, cs, ws := fixture(t)
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	path := filepath.Join(dir, "c.params")
 	a, err := s.OpenSRS(path, true)
@@ -172,4 +176,27 @@ func TestElementCodecs(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Bitmap("x", nil, 65, 0)
 	require.ErrorContains(t, err, "words for 65 bits")
+}
+
+// logging.level of each configuration the host gives sets the level of
+// the host layer's handler (FollowLogLevel); before one, the handler keeps
+// its own.
+func TestLogLevelFollowsConfiguration(t *testing.T) {
+	var buf bytes.Buffer
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level}))
+	s := New(log, config.CUDASearch{})
+	defer s.Close()
+	s.FollowLogLevel(level)
+	require.False(t, log.Enabled(context.Background(), slog.LevelInfo), "unconfigured: the handler's own level")
+	require.NoError(t, s.Configure("[logging]\nlevel = \"debug\"\n"))
+	require.Equal(t, slog.LevelDebug, level.Level())
+	log.Debug("now shown")
+	require.Contains(t, buf.String(), "now shown")
+	require.NoError(t, s.Configure("[logging]\nlevel = \"error\"\n"))
+	log.Warn("now hidden")
+	require.NotContains(t, buf.String(), "now hidden")
+	require.NoError(t, s.Configure(""))
+	require.Equal(t, slog.LevelInfo, level.Level(), "the default configuration's level")
 }

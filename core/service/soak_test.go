@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
@@ -84,7 +85,7 @@ func TestSoakRSSIsFlat(t *testing.T) {
 	path := filepath.Join(dir, "soak.params")
 	require.NoError(t, pk.WriteFile(path))
 
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	defer s.Close()
 	for i := range soakDevices {
 		s.devices = append(s.devices, &cpuDevice{Backend: cpu.Backend{NbTasks: 1}, name: fmt.Sprintf("cpu%d", i)})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/internal/paramtest"
 	"github.com/cuzk/cuzk/core/params"
@@ -69,7 +70,7 @@ func smallKeys(t *testing.T, dir string, n int) ([]string, []*params.ProvingKey)
 
 func newTestService(t *testing.T) (*Service, *releasingDevice) {
 	dev := &releasingDevice{released: map[*params.ProvingKey]int{}}
-	s := New(nil, "")
+	s := New(nil, config.CUDASearch{})
 	s.devices = []backend.Backend{dev}
 	s.SetDefaultRecordDir(t.TempDir())
 	t.Cleanup(s.Close)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cuzk/cuzk/core/internal/clock"
 )
 
 // Throttle is safe for concurrent use. The zero value is an enabled
@@ -27,14 +29,17 @@ type Throttle struct {
 	yields    atomic.Int64
 	throttled atomic.Int64 // nanoseconds spent paused
 
+	clock clock.Clock // nil: the real clock
+
 	mu       sync.Mutex
 	onChange func(raised bool)
 	last     bool
 }
 
-// New returns a throttle; paused goroutines sleep for sleep per check.
-func New(enabled bool, sleep time.Duration) *Throttle {
-	t := &Throttle{}
+// New returns a throttle; paused goroutines sleep for sleep per check,
+// on clk (nil: the real clock; the engine passes its own).
+func New(enabled bool, sleep time.Duration, clk clock.Clock) *Throttle {
+	t := &Throttle{clock: clk}
 	t.Configure(enabled, sleep)
 	return t
 }
@@ -99,12 +104,13 @@ func (t *Throttle) Pause() {
 	if !t.Raised() {
 		return
 	}
-	start := time.Now()
+	clk := clock.Or(t.clock)
+	start := clk.Now()
 	for t.Raised() {
 		t.yields.Add(1)
-		time.Sleep(max(time.Duration(t.sleep.Load()), time.Microsecond))
+		<-clk.After(max(time.Duration(t.sleep.Load()), time.Microsecond))
 	}
-	t.throttled.Add(int64(time.Since(start)))
+	t.throttled.Add(int64(clk.Now().Sub(start)))
 }
 
 // Stats are the throttle's counters.

@@ -7,10 +7,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/clock"
 )
 
 func TestPauseWhileRaised(t *testing.T) {
-	th := New(true, 100*time.Microsecond)
+	clk := clock.NewManual()
+	const sleep = 100 * time.Microsecond
+	th := New(true, sleep, clk)
 	var flips []bool
 	th.OnChange(func(r bool) { flips = append(flips, r) })
 	th.Pause() // not raised: returns at once
@@ -22,16 +26,26 @@ func TestPauseWhileRaised(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); th.Pause(); done.Store(true) }()
-	time.Sleep(5 * time.Millisecond)
+	// waiting asserts it sleeps, one sleep per check, on the clock
+	waiting := func() {
+		require.Eventually(t, func() bool { return clk.Pending() == 1 }, 10*time.Second, time.Millisecond)
+	}
+	for i := 0; i < 50; i++ {
+		waiting()
+		clk.Advance(sleep)
+	}
+	waiting()
 	require.False(t, done.Load(), "paused while raised")
 	th.Lower()
-	time.Sleep(2 * time.Millisecond)
+	clk.Advance(sleep)
+	waiting()
 	require.False(t, done.Load(), "still raised by the second G2 MSM")
 	th.Lower()
+	clk.Advance(sleep)
 	wg.Wait()
 	st := th.Stats()
-	require.Positive(t, st.Yields)
-	require.GreaterOrEqual(t, st.Throttled, 5*time.Millisecond)
+	require.EqualValues(t, 52, st.Yields, "one yield per sleep")
+	require.Equal(t, 52*sleep, st.Throttled, "the clock's time while paused")
 	require.Equal(t, []bool{true, false}, flips)
 
 	th.SetHost(true)
@@ -42,7 +56,7 @@ func TestPauseWhileRaised(t *testing.T) {
 }
 
 func TestDisabled(t *testing.T) {
-	th := New(false, 0)
+	th := New(false, 0, nil)
 	th.Raise()
 	require.False(t, th.Raised())
 	th.Lower()

@@ -26,7 +26,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/backend"
-	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/ntt"
 )
@@ -222,28 +221,12 @@ type Backend struct {
 	mem *vram
 	g1  *residency[bls.G1Affine, bls.G1Jac, *bls.G1Jac]
 	g2  *residency[bls.G2Affine, bls.G2Jac, *bls.G2Jac]
-	// g2CPU, when set, runs the G2 MSM on the CPU instead (gpus.g2_on_gpu
-	// = false).
-	g2CPU *cpu.Backend
-	// devicePrep selects the query scalars on the GPU (QueryMSMs;
-	// gpus.device_prep, on by default in the engine's configuration).
-	devicePrep bool
 	// pre and abc are the uploads of aux and of a, b, c started by
-	// Prefetch (queries.go).
+	// Prefetch (queries.go), by the address of aux and of a.
 	preMu sync.Mutex
-	pre   *prefetch
-	abc   *abcPrefetch
+	pre   map[*fr.Element]*prefetch
+	abc   map[*fr.Element]*abcPrefetch
 }
-
-// SetDevicePrep turns the prep on the GPU on or off; call before use.
-func (b *Backend) SetDevicePrep(on bool) { b.devicePrep = on }
-
-// SetG2CPU makes the backend run G2 MSMs on the CPU backend (tasks
-// goroutines per mat-vec-sized job, 0 = all cores); call before use.
-func (b *Backend) SetG2CPU(tasks int) { b.g2CPU = &cpu.Backend{NbTasks: tasks} }
-
-// G2OnDevice reports whether the G2 MSM runs on the GPU.
-func (b *Backend) G2OnDevice() bool { return b.g2CPU == nil }
 
 // residentShare is the share of the device's free memory at start that
 // parameter points may occupy; the rest is scratch for the MSM (about 350
@@ -295,7 +278,9 @@ func (b *Backend) DeviceMemory() (held, peak, cap uint64, err error) {
 
 // StreamedChunks is the number of point chunks streamed through the
 // device so far (0 while every set stays resident).
-func (b *Backend) StreamedChunks() int64 { return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load() }
+func (b *Backend) StreamedChunks() int64 {
+	return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load()
+}
 
 // deviceStore is the library's point-set calls of one group for one
 // device.
@@ -305,7 +290,9 @@ type deviceStore[P, R any, PR jacobian[R]] struct {
 	uploadFn, msmFn, fre, subgroup unsafe.Pointer
 }
 
-func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) { return d.b.uploadScalars(v) }
+func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) {
+	return d.b.uploadScalars(v)
+}
 
 func (d deviceStore[P, R, PR]) freeScalars(h any) { h.(*scalars).free() }
 
@@ -382,9 +369,9 @@ func (d deviceStore[P, R, PR]) checkSubgroup(h any, n int) (bad, first int, err 
 	return int(nBad), int(firstBad), nil
 }
 
-// Close frees the resident point sets.
+// Close frees the resident point sets and any prefetch left.
 func (b *Backend) Close() {
-	b.ReleasePrefetch()
+	b.releasePrefetches()
 	b.g1.close()
 	b.g2.close()
 }
@@ -504,12 +491,9 @@ func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac,
 	return res, msm.Stats{}, err
 }
 
-// MSMG2 runs on the GPU over the resident copy of points (or on the CPU
-// with threads goroutines after SetG2CPU).
+// MSMG2 runs on the GPU over the resident copy of points (threads is the
+// CPU backend's and unused here).
 func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
-	if b.g2CPU != nil {
-		return b.g2CPU.MSMG2(points, scalars, threads)
-	}
 	var res bls.G2Jac
 	if len(points) != len(scalars) {
 		return res, msm.Stats{}, fmt.Errorf("cuda: msm g2: %d points, %d scalars", len(points), len(scalars))

@@ -28,7 +28,7 @@ import (
 // The GPU tests need libcuzk_cuda.so (CUZK_CUDA_LIB) and a GPU: they run on
 // the GPU machine through cuda/run-device.sh, which sets
 // CUZK_CUDA_REQUIRED=1 so that a missing library fails instead of skipping.
-func gpu(t *testing.T) *Backend {
+func gpu(t testing.TB) *Backend {
 	t.Helper()
 	return gpuWith(t, benchOptions())
 }
@@ -45,7 +45,7 @@ func benchOptions() Options {
 	return o
 }
 
-func gpuWith(t *testing.T, opts Options) *Backend {
+func gpuWith(t testing.TB, opts Options) *Backend {
 	t.Helper()
 	path := os.Getenv("CUZK_CUDA_LIB")
 	if path == "" {
@@ -80,7 +80,7 @@ func sizes(t *testing.T) []int {
 }
 
 // random returns n fresh uniformly random elements (never zeros).
-func random(t *testing.T, n int) []fr.Element {
+func random(t testing.TB, n int) []fr.Element {
 	t.Helper()
 	v := make([]fr.Element, n)
 	per := (n + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)
@@ -285,7 +285,7 @@ func TestProofWithCUDABackendVerifies(t *testing.T) {
 func proveAndCompare(t *testing.T, devicePrep bool) {
 	be := gpu(t)
 	defer be.Close()
-	be.devicePrep = devicePrep
+	plan := groth16.NewPlan(groth16.Plan{Device: be, DevicePrep: devicePrep, G2OnGPU: true})
 	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 16, DenseFraction: 0.2, Seed: 7})
 	require.NoError(t, err)
 	pk, err := groth16.Setup(cs, 11)
@@ -299,7 +299,7 @@ func proveAndCompare(t *testing.T, devicePrep bool) {
 	s.SetUint64(6)
 	cpuAsg := *asg
 	cpuAsg.A, cpuAsg.B, cpuAsg.C = append([]fr.Element(nil), asg.A...), append([]fr.Element(nil), asg.B...), append([]fr.Element(nil), asg.C...)
-	proof, _, err := groth16.ProveAssignment(pk, asg, groth16.Options{R: &r, S: &s, Backend: be})
+	proof, _, err := groth16.ProveAssignment(pk, asg, groth16.Options{R: &r, S: &s, Plan: plan})
 	require.NoError(t, err)
 	require.NoError(t, groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]))
 	want, _, err := groth16.ProveAssignment(pk, &cpuAsg, groth16.Options{R: &r, S: &s})
@@ -346,7 +346,7 @@ func TestBenchTable(t *testing.T) {
 
 // testPoints returns n G1 points: 4096 distinct random ones, tiled (MSM
 // correctness does not need distinct points; repeated ones are a case).
-func testPoints(t *testing.T, n int) []bls.G1Affine {
+func testPoints(t testing.TB, n int) []bls.G1Affine {
 	base := min(n, 4096)
 	_, _, g1, _ := bls.Generators()
 	s := random(t, base)
@@ -359,7 +359,7 @@ func testPoints(t *testing.T, n int) []bls.G1Affine {
 }
 
 // testPointsG2 is testPoints for G2, with 1024 distinct points.
-func testPointsG2(t *testing.T, n int) []bls.G2Affine {
+func testPointsG2(t testing.TB, n int) []bls.G2Affine {
 	base := min(n, 1024)
 	_, _, _, g2 := bls.Generators()
 	distinct := bls.BatchScalarMultiplicationG2(&g2, random(t, base))

@@ -15,6 +15,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -42,9 +43,9 @@ func TestBenchPartition(t *testing.T) {
 	}
 	be := gpu(t)
 	defer be.Close()
-	be.SetDevicePrep(os.Getenv("CUZK_CUDA_DEVICE_PREP") != "0")
+	plan := groth16.NewPlan(groth16.Plan{Device: be, CPU: &cpu.Backend{}, DevicePrep: os.Getenv("CUZK_CUDA_DEVICE_PREP") != "0", G2OnGPU: true})
 	prep := "host"
-	if be.DevicePrep() {
+	if plan.DevicePrep {
 		prep = "device"
 	}
 	fmt.Printf("\nprep on the %s (CUZK_CUDA_DEVICE_PREP); a, b, c and aux in page-locked buffers\n", prep)
@@ -96,14 +97,14 @@ func TestBenchPartition(t *testing.T) {
 				require.NoError(t, err)
 				return proof, rep, time.Since(start)
 			}
-			gpuProof, _, first := prove(groth16.Options{Backend: be})
+			gpuProof, _, first := prove(groth16.Options{Plan: plan})
 			if realKey {
 				require.NoError(t, groth16.Verify(&pk.VerifyingKey, gpuProof, w.Inputs[1:]), "2^%d dense %.2f: the GPU proof verifies", k, dense)
 			}
 			var runs []time.Duration
 			var rep *groth16.Report
 			for i := 0; i < 3; i++ {
-				_, r, d := prove(groth16.Options{Backend: be})
+				_, r, d := prove(groth16.Options{Plan: plan})
 				runs = append(runs, d)
 				if i == 0 {
 					rep = r
@@ -147,7 +148,7 @@ func denseFractions(t *testing.T) []float64 {
 
 // pinnedBuffer returns n elements in an anonymous mapping page-locked for
 // the GPU (as the engine's pool makes them), released when the test ends.
-func pinnedBuffer(t *testing.T, be *Backend, n int) []fr.Element {
+func pinnedBuffer(t testing.TB, be *Backend, n int) []fr.Element {
 	size := n * int(unsafe.Sizeof(fr.Element{}))
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	require.NoError(t, err)

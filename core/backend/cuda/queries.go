@@ -21,10 +21,6 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
-// DevicePrep reports whether QueryMSMs selects the query scalars on the
-// GPU (backend.Queries).
-func (b *Backend) DevicePrep() bool { return b.devicePrep }
-
 // scalars is a device scalar vector (cuzk_cuda_scalars_*).
 type scalars struct {
 	b *Backend
@@ -47,9 +43,8 @@ func (s *scalars) download() ([]fr.Element, error) {
 // prefetch is a witness's aux values uploaded by Prefetch, for QueryMSMs
 // on the same slice.
 type prefetch struct {
-	key *fr.Element // &aux[0]
-	n   int
-	s   *scalars
+	n int
+	s *scalars
 }
 
 // abcPrefetch is a copy of a, b, c started by Prefetch
@@ -68,37 +63,38 @@ type abcPrefetch struct {
 // A failed prefetch is dropped: the call that needs the data uploads it
 // and reports any error.
 //
-// Each part replaces only its own slot: the a, b, c part may come later,
-// from another goroutine, while QueryMSMs runs on the aux prefetch.
+// Each part replaces only the prefetch of its own slices: the a, b, c part
+// may come later, from another goroutine, while QueryMSMs runs on the aux
+// prefetch, and another partition's prefetches stay.
 func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 {
-		if s := b.takePrefetch(nil); s != nil {
-			s.free()
+	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
+		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
+			p.s.free()
 		}
 		if s, err := b.uploadScalars(aux); err == nil {
-			swap(b, &b.pre, &prefetch{key: &aux[0], n: len(aux), s: s})
+			if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
+				old.s.free()
+			}
 		}
 	}
 	n := len(a)
-	if n < 2 || len(bb) != n || len(c) != n || !b.roomForABC(n) {
+	if n < 2 || len(bb) != n || len(c) != n || !b.roomFor(3*uint64(n)*scalarSize, n) {
 		return
 	}
-	b.takeABC(nil, nil, nil)
+	b.freeABC(slot(b, &b.abc, &a[0], nil))
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: n}
 	if call("abc upload", func(e *C.char) C.int {
 		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
 	}) == nil {
-		if old := swap(b, &b.abc, x); old != nil {
-			C.call_free(b.lib.abcFree, old.h)
-		}
+		b.freeABC(slot(b, &b.abc, &a[0], x))
 	}
 }
 
-// roomForABC reports whether a copy of a, b, c (n scalars each) may start
-// now, under a cap: beside what the device holds, the query stage still
-// needs its selected scalars and an MSM's scratch. (Without a cap a copy
-// that does not fit fails and is dropped.)
-func (b *Backend) roomForABC(n int) bool {
+// roomFor reports whether a prefetch of bytes for a partition of n rows
+// may start now under a cap: beside what the device holds, the partition
+// running there may still need its selected scalars and an MSM's scratch.
+// (Without a cap a prefetch that does not fit fails and is dropped.)
+func (b *Backend) roomFor(bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
 	}
@@ -106,50 +102,87 @@ func (b *Backend) roomForABC(n int) bool {
 	if err != nil {
 		return false
 	}
-	need := 3*uint64(n)*scalarSize + 2*uint64(n)*scalarSize + b.mem.plan.msmScratch(n)
+	need := bytes + 2*uint64(n)*scalarSize + b.mem.plan.msmScratch(n)
 	return m.Held+need <= b.mem.plan.cap
 }
 
-// swap puts v in a prefetch slot and returns what was there.
-func swap[T any](b *Backend, slot **T, v *T) *T {
+// slot puts v (nil: nothing) under key in a prefetch map and returns what
+// was there.
+func slot[T any](b *Backend, m *map[*fr.Element]*T, key *fr.Element, v *T) *T {
 	b.preMu.Lock()
 	defer b.preMu.Unlock()
-	old := *slot
-	*slot = v
+	old := (*m)[key]
+	delete(*m, key)
+	if v != nil {
+		if *m == nil {
+			*m = map[*fr.Element]*T{}
+		}
+		(*m)[key] = v
+	}
 	return old
 }
 
-// takeABC returns the prefetched copy of a, b, c (nil if that is not what
-// was prefetched; another prefetch is freed).
+func (b *Backend) freeABC(x *abcPrefetch) {
+	if x != nil {
+		C.call_free(b.lib.abcFree, x.h)
+	}
+}
+
+// takeABC returns the prefetched copy of a, b, c (nil if there is none;
+// one of other slices at the same address is freed).
 func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
-	x := swap(b, &b.abc, nil)
+	if len(a) == 0 {
+		return nil
+	}
+	x := slot(b, &b.abc, &a[0], nil)
 	if x == nil {
 		return nil
 	}
 	if len(a) == x.n && len(bb) == x.n && len(c) == x.n && x.key == [3]*fr.Element{&a[0], &bb[0], &c[0]} {
 		return x.h
 	}
-	C.call_free(b.lib.abcFree, x.h)
+	b.freeABC(x)
 	return nil
 }
 
-// ReleasePrefetch frees the prefetches that QueryMSMs and HMSM did not
-// take.
-func (b *Backend) ReleasePrefetch() {
-	if s := b.takePrefetch(nil); s != nil {
-		s.free()
+// ReleasePrefetch frees the prefetches of these slices that QueryMSMs
+// and HMSM did not take.
+func (b *Backend) ReleasePrefetch(a, bb, c, aux []fr.Element) {
+	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
+		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
+			p.s.free()
+		}
 	}
-	b.takeABC(nil, nil, nil)
+	if len(a) > 0 {
+		b.freeABC(slot(b, &b.abc, &a[0], nil))
+	}
 }
 
-// takePrefetch returns the prefetched copy of aux (nil if that is not what
-// was prefetched; another prefetch is freed).
+// releasePrefetches frees every prefetch left (Close).
+func (b *Backend) releasePrefetches() {
+	b.preMu.Lock()
+	pre, abc := b.pre, b.abc
+	b.pre, b.abc = nil, nil
+	b.preMu.Unlock()
+	for _, p := range pre {
+		p.s.free()
+	}
+	for _, x := range abc {
+		b.freeABC(x)
+	}
+}
+
+// takePrefetch returns the prefetched copy of aux (nil if there is none;
+// one of another length at the same address is freed).
 func (b *Backend) takePrefetch(aux []fr.Element) *scalars {
-	p := swap(b, &b.pre, nil)
+	if len(aux) == 0 {
+		return nil
+	}
+	p := slot(b, &b.pre, &aux[0], nil)
 	if p == nil {
 		return nil
 	}
-	if len(aux) > 0 && p.key == &aux[0] && p.n == len(aux) {
+	if p.n == len(aux) {
 		return p.s
 	}
 	p.s.free()

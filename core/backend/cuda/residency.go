@@ -65,7 +65,7 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 	mem   *vram
 	chunk int // points per streamed chunk
 
-	sets   map[setKey[P]]any  // guarded by mem.mu
+	sets   map[setKey[P]]any // guarded by mem.mu
 	pinned map[setKey[P]][]P // host sets page-locked for streaming (nil: could not be); guarded by mem.mu
 
 	stMu sync.Mutex // one streamed MSM at a time uses the streamer

@@ -62,7 +62,8 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, CUDALib: os.Getenv("CUZK_CUDA_LIB"), Logger: benchLogger(stdout)})
+	config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}.Resolve(&cfg)
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout, cfg.Logging.SlogLevel())})
 	if err != nil {
 		return inputErr(err)
 	}
@@ -148,9 +149,10 @@ func runBench(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// benchLogger reports the engine's device choice (GPU or CPU fall-back).
-func benchLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+// benchLogger reports the engine's device choice (GPU or CPU fall-back,
+// and each device's plan at info, logging.level's default).
+func benchLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 func defaultCache() string {
