@@ -49,12 +49,24 @@ extern "C" int cuzk_cuda_stream_put(void* handle, int slot, const void* points, 
     CKR(cudaEventSynchronize(s->ready[slot]));  // the slot's previous copy
     s->n[slot] = n;
     const size_t bytes = n * s->point_bytes;
-    if (!cuzk::page_locked(points)) return cuzk::upload_bytes(s->dev, s->pts[slot], points, bytes, err, errlen);
-    cudaStream_t cs = nullptr;
-    if (int rc = cuzk::copy_stream(s->dev, &cs, err, errlen)) return rc;
-    CKR(cudaMemcpyAsync(s->pts[slot], points, bytes, cudaMemcpyHostToDevice, cs));
-    CKR(cudaEventRecord(s->ready[slot], cs));
-    return 0;
+    if (bytes == 0) return 0;
+    // Direct when the whole range is page-locked (its first and last
+    // bytes; a range that runs past one registration is refused by the
+    // copy and goes through the staging buffers instead).
+    const char* last = static_cast<const char*>(points) + bytes - 1;
+    if (cuzk::page_locked(points) && cuzk::page_locked(last)) {
+        cudaStream_t cs = nullptr;
+        if (int rc = cuzk::copy_stream(s->dev, &cs, err, errlen)) return rc;
+        cudaError_t e = cudaMemcpyAsync(s->pts[slot], points, bytes, cudaMemcpyHostToDevice, cs);
+        if (e == cudaSuccess) {
+            CKR(cudaEventRecord(s->ready[slot], cs));
+            return 0;
+        }
+        cudaGetLastError();
+        if (e != cudaErrorInvalidValue) return fail(err, errlen, cuzk::cuda_code(e), "copying %zu points: %s", n, cudaGetErrorString(e));
+    }
+    cuzk::stager* st = cuzk::stager::get(s->dev, err, errlen);
+    return st ? st->h2d(s->pts[slot], points, bytes, err, errlen) : 2;
 }
 
 extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result,

@@ -59,8 +59,8 @@ func (d *deviceChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
 
 // The first query is checked before decoding ends: the decoder is held
 // after its last section until the checker has been called, which a check
-// run after the decode never is. Then every query is checked, whole and in
-// file order.
+// run after the decode never is. Then every query is checked, whole (two
+// at a time on a device checker, so in no fixed order).
 func TestChecksOverlapDecoding(t *testing.T) {
 	dir, path := keyFile(t, 31)
 	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
@@ -70,7 +70,7 @@ func TestChecksOverlapDecoding(t *testing.T) {
 		chk := &deviceChecker{first: make(chan struct{})}
 		overlapped := false
 		sectionDecoded = func(name string) {
-			if name == "b_g1" { // the last section decoded
+			if name == "b_g2" { // the last section decoded
 				select {
 				case <-chk.first:
 					overlapped = true
@@ -82,8 +82,7 @@ func TestChecksOverlapDecoding(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, ValidationChecked, info.Validation)
 		require.True(t, overlapped, "record %v: the check started before decoding ended", rec != nil)
-		// B_G2 first (its check is the longest), then the file's order
-		require.Equal(t, []int{len(pk.BG2), len(pk.H), len(pk.L), len(pk.A), len(pk.BG1)}, chk.calls)
+		require.ElementsMatch(t, []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}, chk.calls)
 	}
 }
 
@@ -131,9 +130,9 @@ func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
 				require.Equal(t, want.Error(), err.Error())
 				require.True(t, errors.Is(err, ErrNotInGroup) == errors.Is(want, ErrNotInGroup))
 				if c.name == "two off subgroup" {
-					// B_G2 (bad, checked first), then the sections before it up
-					// to L (bad and earlier): A and B_G1 are not checked
-					require.Equal(t, []int{len(pk.BG2), len(pk.H), len(pk.L)}, chk.calls, "the checker stops at the first failure in file order")
+					// H and L (bad) are checked; of the later sections only
+					// those a second worker took before L failed
+					require.Subset(t, chk.calls, []int{len(pk.H), len(pk.L)})
 				}
 				_, err = DecodeProvingKey(data, Options{})
 				require.Equal(t, want.Error(), err.Error())
