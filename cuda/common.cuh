@@ -49,7 +49,10 @@ struct device_state {
 
 static const int MAX_DEVICES = 64;
 
-static inline device_state& state(int dev) {
+// One state a device for the whole library: an inline function with
+// external linkage has one static local across translation units (static
+// inline would give each .cu file its own count and options).
+inline device_state& state(int dev) {
     static device_state all[MAX_DEVICES];
     return all[(unsigned)dev % MAX_DEVICES];
 }

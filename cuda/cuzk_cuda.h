@@ -184,8 +184,8 @@ int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, siz
 
 /* What cuzk holds on device dev by its own count (held: cudaMalloc'd bytes
  * in 2 MiB pages plus the MSM pool's reservation), the most it held since
- * the last reset (reset_peak = 1 resets it to held after reading), and the
- * cap in force (0: none). */
+ * the options were last set or the peak reset (reset_peak = 1 resets it to
+ * held after reading), and the cap in force (0: none). */
 int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err, size_t errlen);
 
 /* Streaming a point set that does not stay resident: a streamer of one

@@ -30,6 +30,7 @@ extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* 
         std::lock_guard<std::mutex> g(s.mu);
         trim = s.opt.msm_pool && !o->msm_pool;
         s.opt = *o;
+        s.peak = cuzk::held_locked(s);  // the peak counts from the options in force
     }
     if (trim) cuzk::trim_pool();  // the pool's idle memory goes back with the pool
     return 0;
