@@ -52,6 +52,21 @@ var kindNames = [...]string{
 	Ptau:                "a powers-of-tau file (.ptau, which cuzk does not read)",
 }
 
+var kindIDs = [...]string{
+	Unknown: "unknown", Empty: "empty", Params: "params", VerifyingKey: "vk", Proofs: "proofs",
+	CircomR1CS: "circom-r1cs", CircomWitness: "circom-wtns", CuzkCircuit: "cuzk-circuit",
+	SnarkjsVerifyingKey: "snarkjs-vk", SnarkjsProof: "snarkjs-proof", SnarkjsPublic: "snarkjs-public",
+	SnarkjsZkey: "snarkjs-zkey", Ptau: "ptau",
+}
+
+// ID is the kind's short name for programs: "params", "circom-wtns", ...
+func (k Kind) ID() string {
+	if k < 0 || int(k) >= len(kindIDs) {
+		return kindIDs[Unknown]
+	}
+	return kindIDs[k]
+}
+
 // String names the kind as a sentence does: "a circom witness (.wtns)".
 func (k Kind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -95,26 +110,44 @@ func (i Info) Count(name string) (int64, bool) {
 }
 
 // String describes the file in a line: its kind, counts and field, e.g.
-// "a circom witness (.wtns): 1285 values, BLS12-381".
+// "a circom witness (.wtns) with 1285 values over BLS12-381".
 func (i Info) String() string {
-	var parts []string
+	s := i.Kind.String()
+	var counts []string
 	for _, c := range i.Counts {
-		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Name))
+		counts = append(counts, c.String())
+	}
+	if len(counts) > 0 {
+		s += " with " + strings.Join(counts, ", ")
 	}
 	if i.Field != "" {
-		parts = append(parts, i.Field)
+		s += " over " + i.Field
 	}
-	if i.Kind == Unknown || i.Kind == Proofs && len(parts) == 0 {
-		parts = append(parts, fmt.Sprintf("%d bytes", i.Size))
-	}
-	s := i.Kind.String()
-	if len(parts) > 0 {
-		s += ": " + strings.Join(parts, ", ")
+	if i.Kind == Unknown {
+		s += fmt.Sprintf(" (%d bytes)", i.Size)
 	}
 	if len(i.Problems) > 0 {
 		s += " (" + strings.Join(i.Problems, "; ") + ")"
 	}
 	return s
+}
+
+// String writes the count as a phrase: "1285 values", "1 term in A".
+func (c Count) String() string {
+	name := c.Name
+	if c.N == 1 {
+		// the noun ends the name or comes before " in " or " ("
+		end := len(name)
+		for _, sep := range []string{" in ", " ("} {
+			if k := strings.Index(name, sep); k >= 0 && k < end {
+				end = k
+			}
+		}
+		if strings.HasSuffix(name[:end], "s") {
+			name = name[:end-1] + name[end:]
+		}
+	}
+	return fmt.Sprintf("%d %s", c.N, name)
 }
 
 // SniffFile sniffs the file at path; it fails only when the file cannot be
@@ -177,7 +210,7 @@ func Sniff(data []byte) Info {
 		info.Counts = []Count{{"public inputs", int64(l.IC) - 1}}
 		info.Points = []Count{{"ic", int64(l.IC)}}
 		if !l.VerifyingKeyOnly {
-			info.Counts = append(info.Counts, Count{"aux variables", int64(l.L)}, Count{"domain size", int64(l.H) + 1})
+			info.Counts = append(info.Counts, Count{"aux variables", int64(l.L)}, Count{"rows in the domain", int64(l.H) + 1})
 			info.Points = append(info.Points, Count{"h", int64(l.H)}, Count{"l", int64(l.L)}, Count{"a", int64(l.A)},
 				Count{"b_g1", int64(l.BG1)}, Count{"b_g2", int64(l.BG2)})
 		}

@@ -49,7 +49,7 @@ func TestSniffEveryKind(t *testing.T) {
 		points map[string]int64
 	}{
 		{"params", pkBuf.Bytes(), filekind.Params,
-			map[string]int64{"public inputs": pub, "aux variables": int64(cs.NumAux), "domain size": int64(cs.DomainSize())},
+			map[string]int64{"public inputs": pub, "aux variables": int64(cs.NumAux), "rows in the domain": int64(cs.DomainSize())},
 			map[string]int64{"ic": int64(len(pk.IC)), "h": int64(len(pk.H)), "l": int64(len(pk.L)), "a": int64(len(pk.A)), "b_g1": int64(len(pk.BG1)), "b_g2": int64(len(pk.BG2))}},
 		{"vk", vkBuf.Bytes(), filekind.VerifyingKey, map[string]int64{"public inputs": pub}, map[string]int64{"ic": int64(len(pk.IC))}},
 		{"one proof", params.EncodeProofs([]params.Proof{*proof}), filekind.Proofs, map[string]int64{"proofs": 1}, nil},
@@ -135,4 +135,20 @@ func TestSniffEveryKind(t *testing.T) {
 func bn254LE() []byte {
 	return []byte{0x01, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9, 0x79, 0x48, 0xe8, 0x33, 0x28,
 		0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30}
+}
+
+func TestCountString(t *testing.T) {
+	for c, want := range map[filekind.Count]string{
+		{"values", 1285}:          "1285 values",
+		{"values", 1}:             "1 value",
+		{"terms in A", 1}:         "1 term in A",
+		{"inputs (with ONE)", 1}:  "1 input (with ONE)",
+		{"rows in the domain", 1}: "1 row in the domain",
+		{"public inputs", 0}:      "0 public inputs",
+		{"aux variables", 1}:      "1 aux variable",
+	} {
+		require.Equal(t, want, c.String())
+	}
+	info := filekind.Info{Kind: filekind.CircomWitness, Field: "BLS12-381", Counts: []filekind.Count{{"values", 1285}}}
+	require.Equal(t, "a circom witness (.wtns) with 1285 values over BLS12-381", info.String())
 }

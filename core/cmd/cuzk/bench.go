@@ -173,9 +173,9 @@ func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache st
 		}
 		var ws []*r1cs.Witness
 		for _, p := range strings.Split(wtns, ",") {
-			w, err := cs.ReadCircomWitness(p)
+			w, err := loadWitness(cs, p)
 			if err != nil {
-				return nil, nil, nil, inputErr(err)
+				return nil, nil, nil, err
 			}
 			ws = append(ws, w)
 		}

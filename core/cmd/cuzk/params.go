@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/config"
-	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/filekind"
 	"github.com/cuzk/cuzk/core/params"
 )
 
@@ -30,15 +30,18 @@ func loadConfig(path string) (config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	text, err := fileio.ReadFile(path, maxConfigFile)
+	text, err := configIn.readSmall(path, maxConfigFile)
 	if err != nil {
-		return config.Config{}, inputErr(err)
+		return config.Config{}, err
 	}
 	cfg, warnings, err := config.ParseWarnings(string(text))
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "cuzk:", w)
+	if err != nil {
+		return config.Config{}, configIn.check(path, filekind.Sniff(text), err)
 	}
-	return cfg, inputErr(err)
+	for _, w := range warnings {
+		fmt.Fprintln(progressOut, "cuzk:", w)
+	}
+	return cfg, nil
 }
 
 // recordDir is the validation record's directory: the configuration's, or
@@ -70,7 +73,7 @@ func readParams(path string, cfg config.Config, trusted bool) (*params.ProvingKe
 	}
 	pk, info, err := params.ReadProvingKeyInfo(path, opt)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, paramsIn.failed(path, err)
 	}
 	if info.RecordErr != nil {
 		fmt.Fprintf(progressOut, "cuzk: warning: %v (the next load checks %s again)\n", info.RecordErr, path)

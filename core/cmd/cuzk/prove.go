@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/cuzk/cuzk/core/groth16"
-	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
 )
 
@@ -65,8 +64,8 @@ func runProve(args []string, stdout io.Writer) error {
 
 func runVerify(args []string, stdout io.Writer) error {
 	fs := flags("verify")
-	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
-	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
 	public := fs.String("public", "", "public inputs (snarkjs public.json)")
 	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
 		return err
@@ -95,9 +94,9 @@ func runExportVK(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "params", "out"); err != nil {
 		return err
 	}
-	vk, err := params.ReadVerifyingKey(*in, params.Options{})
+	vk, err := loadVerifyingKey(anyVKIn, *in)
 	if err != nil {
-		return inputErr(err)
+		return err
 	}
 	if err := vk.WriteFile(*out); err != nil {
 		return inputErr(err)
