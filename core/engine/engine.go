@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/throttle"
 )
 
@@ -290,6 +291,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	if _, dup := e.jobs[id]; dup {
 		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
 	}
+	req.Progress = progress.Serialised(req.Progress)
 	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: time.Now(),
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),
 		partDone: make([]bool, len(req.Partitions)), inputs: newInputCounts(len(req.Partitions))}

@@ -15,6 +15,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -29,6 +30,10 @@ type Options struct {
 	Eval r1cs.EvalOptions
 	// Backend computes the NTTs and MSMs; nil means the CPU backend.
 	Backend backend.Backend
+	// Progress, when set, is told as each stage of the proof begins and
+	// ends: stage StageProve, Step the stage's name, Done the stages
+	// ended of Total, in progress.Stages.
+	Progress progress.Func
 }
 
 func (o *Options) tasks() int {
@@ -50,6 +55,9 @@ const (
 	StageOther  = "other"
 )
 
+// StageProve is the stage a proof reports progress under.
+const StageProve = "prove"
+
 // Stage is one timed step of a proof.
 type Stage struct {
 	Name     string
@@ -62,6 +70,24 @@ type Stage struct {
 type Report struct {
 	Stages []Stage
 	Total  time.Duration
+
+	// progress is told of each stage begun and ended; before is the
+	// stages ended before this report (Prove's mat-vec), steps the
+	// stages of the whole proof.
+	progress      progress.Func
+	before, steps int64
+}
+
+// tell reports the stage named step, begun or ended.
+func (r *Report) tell(step string) {
+	r.progress.Report(progress.Event{Stage: StageProve, Step: step, Done: r.before + int64(len(r.Stages)),
+		Total: r.steps, Unit: progress.Stages})
+}
+
+// add records stages that ended.
+func (r *Report) add(st ...Stage) {
+	r.Stages = append(r.Stages, st...)
+	r.tell(st[len(st)-1].Name)
 }
 
 // Duration returns the time of the named stage.
@@ -104,6 +130,9 @@ func (asg *Assignment) ready() error {
 // failing constraint) and proves.
 func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (*params.Proof, *Report, error) {
 	start := time.Now()
+	opt.Progress = progress.Serialised(opt.Progress)
+	pre := &Report{progress: opt.Progress, steps: proofStages + 1}
+	pre.tell(StageMatVec)
 	if err := cs.CheckWitness(w); err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +155,8 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 		return nil, nil, err
 	}
 	matvec := time.Since(start)
-	proof, rep, err := ProveAssignment(pk, asg, opt)
+	pre.add(Stage{Name: StageMatVec, Duration: matvec})
+	proof, rep, err := proveAssignment(pk, asg, opt, 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,9 +232,10 @@ type G1Results struct {
 }
 
 func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
+	r.tell(name)
 	start := time.Now()
 	st, err := fn()
-	r.Stages = append(r.Stages, Stage{Name: name, Duration: time.Since(start), MSM: st})
+	r.add(Stage{Name: name, Duration: time.Since(start), MSM: st})
 	return err
 }
 
@@ -281,7 +312,7 @@ func hStage(be backend.Backend, pk *params.ProvingKey, asg *Assignment, res *G1R
 		if other := time.Since(start) - hTime - msmTime; other > 0 {
 			hTime += other // the call's own overhead, with the uploads
 		}
-		rep.Stages = append(rep.Stages, Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
+		rep.add(Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
 		return nil
 	}
 	var h []fr.Element
@@ -308,11 +339,11 @@ func queryStage(q backend.Queries, be backend.Backend, pk *params.ProvingKey, as
 		return fmt.Errorf("groth16: query MSMs: %w", err)
 	}
 	res.L, res.A, res.B1 = out.L, out.A, out.B1
-	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
+	rep.add(Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
 		Stage{Name: StageMSMB1, Duration: out.Times[2]})
 	if in.BG2 != nil {
 		res.B2 = &out.B2
-		rep.Stages = append(rep.Stages, Stage{Name: StageMSMB2, Duration: out.Times[3]})
+		rep.add(Stage{Name: StageMSMB2, Duration: out.Times[3]})
 	}
 	return nil
 }
@@ -349,9 +380,18 @@ func Assemble(vk *params.VerifyingKey, r, s *fr.Element, g1 *G1Results, b2 *bls.
 	return assemble(vk, r, s, &g1.H, &g1.L, &g1.A, &g1.B1, b2)
 }
 
+// proofStages is the stages ProveAssignment reports: the NTTs and the five
+// MSMs.
+const proofStages = 6
+
 // ProveAssignment runs the proving stages on an assignment, one after the
 // other, on opt.Backend (the CPU when nil). It overwrites asg.A, B and C.
 func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
+	return proveAssignment(pk, asg, opt, 0)
+}
+
+// proveAssignment is ProveAssignment after before stages were reported.
+func proveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options, before int64) (*params.Proof, *Report, error) {
 	start := time.Now()
 	if err := Validate(pk, asg); err != nil {
 		return nil, nil, err
@@ -364,7 +404,7 @@ func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*para
 	if be == nil {
 		be = &cpu.Backend{NbTasks: opt.NbTasks}
 	}
-	rep := &Report{}
+	rep := &Report{progress: progress.Serialised(opt.Progress), before: before, steps: before + proofStages}
 	prep := PrepareFor(be, asg)
 	g1, err := DeviceStage(be, pk, asg, prep, rep)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // progressEvery bounds how often a long parameter load is logged.
@@ -67,9 +68,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 		// it for a file Filecoin publishes. A device checker outruns both.
 		opt.Manifest = params.FilecoinManifest()
 	}
-	opt.Progress = params.RateLimited(progressEvery, func(stage string, done, total int64) {
-		s.log.Info("cuzk: loading parameters", "path", path, "stage", stage, "done", done, "total", total)
-	})
+	opt.Progress = progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: loading parameters", "path", path))
 	return opt
 }
 

@@ -221,18 +221,16 @@ func loadVerifyInputs(vkPath, proofPath, public string) (*params.VerifyingKey, *
 	return vk, proof, pub, err
 }
 
-// loadProveInputs reads a circuit, its witness and its parameters.
-func loadProveInputs(circuit, wtns, pkPath string, cfg config.Config, trusted bool) (*r1cs.R1CS, *r1cs.Witness, *params.ProvingKey, error) {
-	cs, err := loadCircuit(circuit)
-	if err != nil {
+// loadProveInputs reads a circuit, its witness and its parameters, each a
+// stage of the meter's summary.
+func loadProveInputs(m *meter, circuit, wtns, pkPath string, cfg config.Config, trusted bool) (cs *r1cs.R1CS, w *r1cs.Witness, pk *params.ProvingKey, err error) {
+	if err = m.stage("load circuit", func() (err error) { cs, err = loadCircuit(circuit); return }); err != nil {
 		return nil, nil, nil, err
 	}
-	w, err := loadWitness(cs, wtns)
-	if err != nil {
+	if err = m.stage("load witness", func() (err error) { w, err = loadWitness(cs, wtns); return }); err != nil {
 		return nil, nil, nil, err
 	}
-	pk, err := readParams(pkPath, cfg, trusted)
-	if err != nil {
+	if pk, err = readParams(m, pkPath, cfg, trusted); err != nil {
 		return nil, nil, nil, err
 	}
 	return cs, w, pk, nil

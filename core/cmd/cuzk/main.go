@@ -51,6 +51,7 @@ var commands = map[string]command{
 	"bench":           {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
 	"dump-assignment": {"write the assignment-level inputs of one proof (a, b, c, witness, density bitmaps) for drop-in integrations", runDump},
 	"generate":        {"write a synthetic PoRep-shaped circuit and witness (circom formats)", runGenerate},
+	"cache":           {"list or clear the parameter cache of demo and bench (cuzk cache list|clear)", runCache},
 	"info":            {"say what each file is (params, vk, proofs, circom r1cs/wtns, cuzk circuit, snarkjs JSON) and its sizes", runInfo},
 }
 
