@@ -202,7 +202,8 @@ func (c *paramCache) params(m *meter, cs *r1cs.R1CS) (*params.ProvingKey, cacheR
 	size := keyFileSize(pk)
 	if size > c.max {
 		m.warnf("cuzk: the parameters (%s) exceed the cache's bound (%s, --cache-max or $%s): used, not kept\n", qty(size, "bytes"), qty(c.max, "bytes"), cacheMaxEnv)
-		return pk, res, nil
+		res.evicted, err = c.makeRoom("", 0) // the bound holds whatever it was before
+		return pk, res, err
 	}
 	if res.evicted, err = c.makeRoom(name, size); err != nil {
 		return nil, res, inputErr(err)
