@@ -125,8 +125,8 @@ func runExportVK(args []string, stdout io.Writer) error {
 
 func runExport(args []string, stdout io.Writer) error {
 	fs := flags("export-snarkjs")
-	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
-	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
 	public := fs.String("public", "", "public inputs (snarkjs public.json)")
 	dir := fs.String("out", "", "directory to write verification_key.json, proof.json, public.json")
 	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {
