@@ -8,8 +8,9 @@ import (
 	"github.com/cuzk/cuzk/core/progress"
 )
 
-// progressEvery bounds how often a long parameter load is logged.
-const progressEvery = 10 * time.Second
+// progressEvery bounds how often a long parameter load or proof is logged
+// (a variable for tests).
+var progressEvery = 10 * time.Second
 
 // SetSubgroupChecker makes c check the subgroup of parameter points that
 // are neither trusted nor recorded (a GPU's checker, say); nil goes back to
