@@ -58,7 +58,7 @@ func runInfo(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\n", js)
 	}
 	if len(failed) > 0 {
-		return inputErr(fmt.Errorf("could not read %s", strings.Join(failed, ", ")))
+		return inputErr(fmt.Errorf("%d of %d files could not be read", len(failed), len(paths)))
 	}
 	return nil
 }

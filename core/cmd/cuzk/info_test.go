@@ -104,6 +104,7 @@ func TestInfoEveryKind(t *testing.T) {
 	code, out, errs = cli(t, "info", p("none"), p("c.vk"))
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "no such file")
+	require.Contains(t, errs, "1 of 2 files could not be read")
 	require.Contains(t, out, "a verifying key (bellperson .vk)")
 	code, _, errs = cli(t, "info")
 	require.Equal(t, exitBadInput, code)
