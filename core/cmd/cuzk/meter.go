@@ -45,7 +45,6 @@ var (
 	liveDelay  = 500 * time.Millisecond // a terminal: how long a stage runs before it is drawn
 	liveRedraw = 200 * time.Millisecond // a terminal: how often the live line is redrawn
 	plainEvery = 5 * time.Second        // elsewhere: the period of a running stage's lines
-	forceTTY   *bool                    // tests: treat stderr as a terminal or not
 )
 
 type stageState struct {
@@ -74,9 +73,6 @@ func newMeter(w io.Writer, quiet bool) *meter {
 				m.width = int(ws.Col)
 			}
 		}
-	}
-	if forceTTY != nil {
-		m.tty = *forceTTY
 	}
 	if quiet {
 		close(m.done)
@@ -265,8 +261,7 @@ func (m *meter) events(prefix string) progress.Func {
 }
 
 // stage runs fn as the named stage: shown while it runs, timed for the
-// summary (with note, e.g. how parameters were validated, set by fn
-// through the returned pointer's target).
+// summary.
 func (m *meter) stage(name string, fn func() error) error {
 	m.begin(name)
 	start := time.Now()
