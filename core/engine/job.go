@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -61,6 +62,11 @@ type Request struct {
 	// before the device's lock, never while holding it, so a device is
 	// never kept idle by a request waiting for its host's lock.
 	Interlock sync.Locker
+	// Progress, when set, is told as each partition is proved: stage
+	// "prove", Done of Total progress.Partitions. Calls come from the
+	// engine's workers, one at a time (progress.Serialised), and hold
+	// the worker: return quickly.
+	Progress progress.Func
 }
 
 // JobState is a job's life-cycle state.

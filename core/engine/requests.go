@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/progress"
 	"time"
 
 	"github.com/cuzk/cuzk/core/groth16"
@@ -42,6 +43,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	if _, dup := e.jobs[id]; dup {
 		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
 	}
+	req.Progress = progress.Serialised(req.Progress)
 	now := e.clock.Now()
 	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: now,
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // StageVerify names the verification step in partition reports.
@@ -47,8 +48,10 @@ func (e *Engine) work(d *device, id int) {
 			t.job.reports[t.idx] = rep
 			t.job.partDone[t.idx] = true
 			t.job.nDone++
+			done := t.job.nDone
 			t.job.mu.Unlock()
 			e.logPartition(t, &rep)
+			t.job.req.Progress.Report(progress.Event{Stage: "prove", Done: int64(done), Total: int64(len(t.job.req.Partitions)), Unit: progress.Partitions})
 		}
 		e.finishTask(t, err)
 	}

@@ -62,8 +62,9 @@ func newComb[J, A any, PJ jacobianOf[J, A]](base *A, n int, toAffine func([]J) [
 	return c
 }
 
-// mul returns scalars[i]·base for every i, in affine form.
-func (c *comb[J, A, PJ]) mul(scalars []fr.Element) []A {
+// mul returns scalars[i]·base for every i, in affine form; done, when
+// set, is told of each chunk of points finished (from several goroutines).
+func (c *comb[J, A, PJ]) mul(scalars []fr.Element, done ...func(n int)) []A {
 	out := make([]A, len(scalars))
 	const chunk = 1 << 12
 	mask := uint64(c.per)
@@ -81,6 +82,9 @@ func (c *comb[J, A, PJ]) mul(scalars []fr.Element) []A {
 			}
 		}
 		copy(out[from:to], c.toAffine(acc))
+		for _, d := range done {
+			d(to - from)
+		}
 	})
 	return out
 }

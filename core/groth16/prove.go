@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -34,6 +35,10 @@ type Options struct {
 	// runs everything the backend offers on its device (the prep, B_G2),
 	// or everything on the CPU backend.
 	Plan *Plan
+	// Progress, when set, is told as each stage of the proof begins and
+	// ends: stage StageProve, Step the stage's name, Done the stages
+	// ended of Total, in progress.Stages.
+	Progress progress.Func
 }
 
 func (o *Options) tasks() int {
@@ -54,6 +59,9 @@ const (
 	StageMSMB2  = "msm b_g2"
 	StageOther  = "other"
 )
+
+// StageProve is the stage a proof reports progress under.
+const StageProve = "prove"
 
 // Stage is one timed step of a proof.
 type Stage struct {
@@ -76,6 +84,24 @@ func (s Stage) MarshalJSON() ([]byte, error) {
 type Report struct {
 	Stages []Stage
 	Total  time.Duration
+
+	// progress is told of each stage begun and ended; before is the
+	// stages ended before this report (Prove's mat-vec), steps the
+	// stages of the whole proof.
+	progress      progress.Func
+	before, steps int64
+}
+
+// tell reports the stage named step, begun or ended.
+func (r *Report) tell(step string) {
+	r.progress.Report(progress.Event{Stage: StageProve, Step: step, Done: r.before + int64(len(r.Stages)),
+		Total: r.steps, Unit: progress.Stages})
+}
+
+// add records stages that ended.
+func (r *Report) add(st ...Stage) {
+	r.Stages = append(r.Stages, st...)
+	r.tell(st[len(st)-1].Name)
 }
 
 // Duration returns the time of the named stage.
@@ -126,6 +152,9 @@ func (asg *Assignment) ready() error {
 // failing constraint) and proves.
 func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (*params.Proof, *Report, error) {
 	start := time.Now()
+	opt.Progress = progress.Serialised(opt.Progress)
+	pre := &Report{progress: opt.Progress, steps: proofStages + 1}
+	pre.tell(StageMatVec)
 	if err := cs.CheckWitness(w); err != nil {
 		return nil, nil, err
 	}
@@ -148,7 +177,8 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 		return nil, nil, err
 	}
 	matvec := time.Since(start)
-	proof, rep, err := ProveAssignment(pk, asg, opt)
+	pre.add(Stage{Name: StageMatVec, Duration: matvec})
+	proof, rep, err := proveAssignment(pk, asg, opt, 1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,10 +274,19 @@ func (o *Options) plan() *Plan {
 	return NewPlan(Plan{Device: o.Backend, CPU: cpuBE, G2Threads: o.NbTasks, DevicePrep: true, G2OnGPU: true})
 }
 
+// proofStages is the stages ProveAssignment reports: the NTTs and the five
+// MSMs.
+const proofStages = 6
+
 // ProveAssignment runs the proving stages on an assignment, one after the
 // other, as opt's plan says (Run, with no lock and no throttle). It
 // overwrites asg.A, B and C.
 func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
+	return proveAssignment(pk, asg, opt, 0)
+}
+
+// proveAssignment is ProveAssignment after before stages were reported.
+func proveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options, before int64) (*params.Proof, *Report, error) {
 	start := time.Now()
 	if err := Validate(pk, asg); err != nil {
 		return nil, nil, err
@@ -256,7 +295,7 @@ func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*para
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &Report{}
+	rep := &Report{progress: progress.Serialised(opt.Progress), before: before, steps: before + proofStages}
 	m, err := opt.plan().Run(pk, asg, RunOptions{}, rep)
 	if err != nil {
 		return nil, nil, err

@@ -170,7 +170,7 @@ func (p *Plan) h(pk *params.ProvingKey, asg *Assignment, res *MSMResults, rep *R
 		if other := time.Since(start) - hTime - msmTime; other > 0 {
 			hTime += other // the call's own overhead, with the uploads
 		}
-		rep.Stages = append(rep.Stages, Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
+		rep.add(Stage{Name: StageFFT, Duration: hTime}, Stage{Name: StageMSMH, Duration: msmTime})
 		return nil
 	}
 	var h []fr.Element
@@ -197,11 +197,11 @@ func (p *Plan) queries(pk *params.ProvingKey, asg *Assignment, res *MSMResults, 
 		return fmt.Errorf("groth16: query MSMs: %w", err)
 	}
 	res.L, res.A, res.B1 = out.L, out.A, out.B1
-	rep.Stages = append(rep.Stages, Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
+	rep.add(Stage{Name: StageMSML, Duration: upload + out.Times[0]}, Stage{Name: StageMSMA, Duration: out.Times[1]},
 		Stage{Name: StageMSMB1, Duration: out.Times[2]})
 	if in.BG2 != nil {
 		res.B2 = out.B2
-		rep.Stages = append(rep.Stages, Stage{Name: StageMSMB2, Duration: out.Times[3]})
+		rep.add(Stage{Name: StageMSMB2, Duration: out.Times[3]})
 	}
 	return nil
 }

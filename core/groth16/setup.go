@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync/atomic"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 )
 
@@ -41,6 +43,23 @@ func derive(seed uint64, label string) fr.Element {
 // Setup generates parameters for cs from seed. INSECURE: the toxic waste
 // is derivable from the seed; for development, tests and benchmarks only.
 func Setup(cs *r1cs.R1CS, seed uint64) (*params.ProvingKey, error) {
+	return SetupWith(cs, seed, SetupOptions{})
+}
+
+// StageSetup is the stage a setup reports progress under.
+const StageSetup = "setup"
+
+// SetupOptions control SetupWith.
+type SetupOptions struct {
+	// Progress, when set, is told how the setup advances: stage
+	// StageSetup, in points of the queries (Step names the query being
+	// computed: ic, l, h, a, b_g1, b_g2; a b_g2 point costs ~3 of the
+	// others, so the rate drops there).
+	Progress progress.Func
+}
+
+// SetupWith is Setup with options.
+func SetupWith(cs *r1cs.R1CS, seed uint64, opt SetupOptions) (*params.ProvingKey, error) {
 	tw := toxic{
 		tau:   derive(seed, "tau"),
 		alpha: derive(seed, "alpha"),
@@ -48,10 +67,10 @@ func Setup(cs *r1cs.R1CS, seed uint64) (*params.ProvingKey, error) {
 		gamma: derive(seed, "gamma"),
 		delta: derive(seed, "delta"),
 	}
-	return setup(cs, &tw)
+	return setup(cs, &tw, progress.Serialised(opt.Progress))
 }
 
-func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
+func setup(cs *r1cs.R1CS, tw *toxic, report progress.Func) (*params.ProvingKey, error) {
 	n := cs.DomainSize()
 	dom := ntt.Domain(n)
 
@@ -145,24 +164,32 @@ func setup(cs *r1cs.R1CS, tw *toxic) (*params.ProvingKey, error) {
 	}
 
 	_, _, g1, g2 := bls.Generators()
+	total := int64(len(icS) + len(lS) + len(hS) + len(aS) + 2*len(bS))
+	var done atomic.Int64
+	step := ""
+	tick := func(n int) {
+		report.Report(progress.Event{Stage: StageSetup, Step: step, Done: done.Add(int64(n)), Total: total, Unit: progress.Points})
+	}
 	c1 := newCombG1(&g1, max(len(lS), len(hS), len(aS), len(bS)))
-	mulG1 := func(s []fr.Element) []bls.G1Affine {
+	mulG1 := func(name string, s []fr.Element) []bls.G1Affine {
 		if len(s) == 0 {
 			return []bls.G1Affine{}
 		}
-		return c1.mul(s)
+		step = name
+		return c1.mul(s, tick)
 	}
 	pk := &params.ProvingKey{}
-	pk.IC = mulG1(icS)
-	pk.L = mulG1(lS)
-	pk.H = mulG1(hS)
-	pk.A = mulG1(aS)
-	pk.BG1 = mulG1(bS)
+	pk.IC = mulG1("ic", icS)
+	pk.L = mulG1("l", lS)
+	pk.H = mulG1("h", hS)
+	pk.A = mulG1("a", aS)
+	pk.BG1 = mulG1("b_g1", bS)
 	pk.BG2 = []bls.G2Affine{}
 	if len(bS) > 0 {
-		pk.BG2 = newCombG2(&g2, len(bS)).mul(bS)
+		step = "b_g2"
+		pk.BG2 = newCombG2(&g2, len(bS)).mul(bS, tick)
 	}
-	vkS := mulG1([]fr.Element{tw.alpha, tw.beta, tw.delta})
+	vkS := c1.mul([]fr.Element{tw.alpha, tw.beta, tw.delta})
 	pk.Alpha1, pk.Beta1, pk.Delta1 = vkS[0], vkS[1], vkS[2]
 	g2s := bls.BatchScalarMultiplicationG2(&g2, []fr.Element{tw.beta, tw.gamma, tw.delta})
 	pk.Beta2, pk.Gamma2, pk.Delta2 = g2s[0], g2s[1], g2s[2]

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/progress"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
@@ -49,10 +50,11 @@ type Options struct {
 	// it lists and whose BLAKE2b digest matches. Leave it nil when Checker
 	// outruns BLAKE2b (~1 GB/s on one core), as a GPU does.
 	Manifest Manifest
-	// Progress, when set, is told how a long load advances: stage is one of
-	// the Stage constants, done and total are bytes (points for
-	// StageSubgroup). Calls are serialised; see RateLimited.
-	Progress func(stage string, done, total int64)
+	// Progress, when set, is told how a long load advances: the event's
+	// stage is one of the Stage constants, counted in bytes (points for
+	// StageSubgroup). Calls are serialised (progress.Serialised); see
+	// progress.RateLimited.
+	Progress progress.Func
 }
 
 // Stages of a load, as reported to Options.Progress.
@@ -84,7 +86,7 @@ type reader struct {
 	subgroup bool // check each point's subgroup while decoding
 	// decoded counts the bytes of point sections decoded, for progress.
 	decoded  atomic.Int64
-	progress func(stage string, done, total int64)
+	progress progress.Func
 }
 
 func (r *reader) take(section string, n int) ([]byte, error) {
@@ -156,9 +158,9 @@ func (r *reader) g2s(section string) ([]bls.G2Affine, error) {
 	return out, err
 }
 
-// progressEvery is how many points a decoding goroutine handles between
+// reportEvery is how many points a decoding goroutine handles between
 // progress reports.
-const progressEvery = 1 << 16
+const reportEvery = 1 << 16
 
 // decodeParallel runs decode(i) for i in [0, n) on the reader's goroutines
 // and reports the failure with the lowest index, so errors are
@@ -188,8 +190,8 @@ func (r *reader) decodeParallel(section string, n, size int, decode func(i int) 
 					if err := decode(i); err != nil {
 						return err
 					}
-					if r.progress != nil && (i+1-t*chunk)%progressEvery == 0 {
-						r.progress(StageDecode, r.decoded.Add(progressEvery*int64(size)), int64(len(r.data)))
+					if r.progress != nil && (i+1-t*chunk)%reportEvery == 0 {
+						r.progress(progress.Event{Stage: StageDecode, Done: r.decoded.Add(reportEvery * int64(size)), Total: int64(len(r.data)), Unit: progress.Bytes})
 					}
 				}
 				return nil
@@ -233,7 +235,7 @@ func (r *reader) verifyingKey() (*VerifyingKey, error) {
 // opt.SkipSubgroupCheck, runs the subgroup checker over every point, each
 // section as soon as it is decoded.
 func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
-	opt.Progress = serialised(opt.Progress)
+	opt.Progress = progress.Serialised(opt.Progress)
 	if opt.SkipSubgroupCheck {
 		return decodeCurve(data, opt, nil)
 	}

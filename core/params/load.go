@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // LoadInfo tells how ReadProvingKeyInfo established a key's validity.
@@ -50,7 +51,7 @@ func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
 // Contents validated by the last two are added to opt.Record, with the
 // file's stamp. A file that changes while it is read is not recorded.
 func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error) {
-	opt.Progress = serialised(opt.Progress)
+	opt.Progress = progress.Serialised(opt.Progress)
 	var (
 		pk   *ProvingKey
 		info LoadInfo
@@ -115,9 +116,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 			}
 			return err
 		}
-		if opt.Progress != nil {
-			opt.Progress(StageDecode, info.Size, info.Size)
-		}
+		opt.Progress.Report(progress.Event{Stage: StageDecode, Done: info.Size, Total: info.Size, Unit: progress.Bytes})
 		start = time.Now()
 		defer func() { info.Check = time.Since(start) }()
 		after, afterErr := fileio.StampOf(path)
@@ -177,47 +176,4 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		info.Key = ContentKey{}
 	}
 	return pk, info, nil
-}
-
-// serialised makes fn safe to call from several goroutines, one call at a
-// time.
-func serialised(fn func(stage string, done, total int64)) func(stage string, done, total int64) {
-	if fn == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	return func(stage string, done, total int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		fn(stage, done, total)
-	}
-}
-
-// RateLimited passes on to fn at most one report per interval, the first
-// an interval after it is made, and the last of a stage (done == total)
-// once something of that stage was passed: a short load stays silent, a
-// long one prints a line every interval and its end.
-func RateLimited(interval time.Duration, fn func(stage string, done, total int64)) func(stage string, done, total int64) {
-	var (
-		mu     sync.Mutex
-		last   = time.Now()
-		shown  string // the stage last passed on
-		closed bool   // its final report was passed on
-	)
-	return func(s string, done, total int64) {
-		mu.Lock()
-		now := time.Now()
-		final := done >= total
-		pass := now.Sub(last) >= interval || (final && s == shown && !closed)
-		if pass {
-			last, closed = now, final && s == shown
-			if s != shown {
-				shown, closed = s, final
-			}
-		}
-		mu.Unlock()
-		if pass {
-			fn(s, done, total)
-		}
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/blake2b"
+
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // filecoinManifest is a copy of Filecoin's published parameters.json
@@ -43,7 +45,7 @@ const digestBlock = 64 << 20
 // match reports whether path's base name is in m (listed) and data's
 // digest is the published one (matched). BLAKE2b runs on one core at
 // ~1 GB/s, so it is computed only for listed names.
-func (m Manifest) match(path string, data []byte, progress func(stage string, done, total int64)) (listed, matched bool) {
+func (m Manifest) match(path string, data []byte, report progress.Func) (listed, matched bool) {
 	e, ok := m[filepath.Base(path)]
 	if !ok {
 		return false, false
@@ -52,9 +54,7 @@ func (m Manifest) match(path string, data []byte, progress func(stage string, do
 	for off := 0; off < len(data); off += digestBlock {
 		end := min(off+digestBlock, len(data))
 		h.Write(data[off:end])
-		if progress != nil {
-			progress(StageDigest, int64(end), int64(len(data)))
-		}
+		report.Report(progress.Event{Stage: StageDigest, Done: int64(end), Total: int64(len(data)), Unit: progress.Bytes})
 	}
 	sum := h.Sum(nil)
 	return true, strings.EqualFold(hex.EncodeToString(sum[:16]), e.Digest)

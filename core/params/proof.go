@@ -68,3 +68,25 @@ func DecodeProofs(buf []byte) ([]Proof, error) {
 	}
 	return proofs, nil
 }
+
+// flagCompressed is the compression flag of a point's first byte.
+const flagCompressed = 0x80
+
+// CountProofs reports how many proofs buf holds, checking what can be
+// checked without decoding a point: its size, and the compression flag
+// of each proof's A, B and C.
+func CountProofs(buf []byte) (int, error) {
+	if len(buf) == 0 || len(buf)%ProofSize != 0 {
+		return 0, fmt.Errorf("params: proofs: %d bytes is not a positive multiple of %d", len(buf), ProofSize)
+	}
+	n := len(buf) / ProofSize
+	for i := range n {
+		p := buf[i*ProofSize:]
+		for _, at := range []int{0, G1Compressed, G1Compressed + G2Compressed} {
+			if p[at]&flagCompressed == 0 {
+				return 0, fmt.Errorf("params: proofs: proof %d: byte %d: %w (not a compressed point)", i, at, ErrFlags)
+			}
+		}
+	}
+	return n, nil
+}

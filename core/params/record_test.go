@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/progress"
+
 	"github.com/cuzk/cuzk/core/internal/fileio"
 )
 
@@ -204,8 +206,8 @@ func TestStampedFileChangedWhileRead(t *testing.T) {
 	rec := stampedRecord(dir)
 	loadHow(t, path, Options{Record: rec}, hashes)
 	chk := &countingChecker{}
-	touch := func(stage string, done, total int64) {
-		if stage == StageDecode && done == total {
+	touch := func(e progress.Event) {
+		if e.Stage == StageDecode && e.Final() {
 			changeFile(t, path, func() { now := time.Now(); require.NoError(t, os.Chtimes(path, now, now)) })
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/internal/par"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // SubgroupChecker tests that points already known to be on the curve lie
@@ -127,9 +128,9 @@ var nbSets = len(subgroupSets(&ProvingKey{}))
 // CheckSubgroups runs c over every point of pk in chunks, reporting
 // progress (stage "subgroup", in points) after each. The error names the
 // first point found outside the subgroup, wrapping ErrNotInGroup.
-func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, progress func(stage string, done, total int64)) error {
+func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, report progress.Func) error {
 	sets := subgroupSets(pk)
-	sc := &setChecker{c: c, progress: progress}
+	sc := &setChecker{c: c, progress: report}
 	for _, s := range sets {
 		sc.total += int64(s.len())
 	}
@@ -148,7 +149,7 @@ var errAbandoned = errors.New("params: subgroup check abandoned")
 // total points.
 type setChecker struct {
 	c        SubgroupChecker
-	progress func(stage string, done, total int64)
+	progress progress.Func
 	total    int64
 	done     atomic.Int64
 }
@@ -189,9 +190,7 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
 			return fmt.Errorf("params: %s[%d]: %w", s.name, from+bad, ErrNotInGroup)
 		}
 		done := sc.done.Add(int64(to - from))
-		if sc.progress != nil {
-			sc.progress(StageSubgroup, done, sc.total)
-		}
+		sc.progress.Report(progress.Event{Stage: StageSubgroup, Done: done, Total: sc.total, Unit: progress.Points})
 	}
 	return nil
 }
@@ -213,9 +212,9 @@ type sectionChecks struct {
 // startChecks starts checking with c the sections given to add, once
 // ready is closed (nil: at once); total is the number of points of the
 // whole key, for progress.
-func startChecks(c SubgroupChecker, total int64, progress func(stage string, done, total int64), ready <-chan struct{}) *sectionChecks {
+func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-chan struct{}) *sectionChecks {
 	s := &sectionChecks{sets: make(chan subgroupSet, nbSets), stop: make(chan struct{}), done: make(chan struct{})}
-	sc := &setChecker{c: c, progress: progress, total: total}
+	sc := &setChecker{c: c, progress: report, total: total}
 	workers := 2
 	if _, onCPU := c.(CPUChecker); onCPU {
 		workers = 1

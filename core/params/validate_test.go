@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/cuzk/cuzk/core/internal/paramtest"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // countingChecker counts the points it is given and delegates to the CPU.
@@ -259,9 +259,10 @@ func TestCheckSubgroupsIndexAcrossChunks(t *testing.T) {
 	require.NoError(t, decodeG1(raw, &off, false))
 	pk.L[checkChunk+3] = off
 	var reports []int64
-	err := CheckSubgroups(pk, markedChecker{bad: off}, func(stage string, done, total int64) {
-		require.Equal(t, StageSubgroup, stage)
-		reports = append(reports, done)
+	err := CheckSubgroups(pk, markedChecker{bad: off}, func(e progress.Event) {
+		require.Equal(t, StageSubgroup, e.Stage)
+		require.Equal(t, progress.Points, e.Unit)
+		reports = append(reports, e.Done)
 	})
 	require.ErrorIs(t, err, ErrNotInGroup)
 	require.ErrorContains(t, err, "params: l[262147]")
@@ -281,23 +282,6 @@ func (m markedChecker) CheckSubgroupG1(p []bls.G1Affine) (int, error) {
 }
 
 func (m markedChecker) CheckSubgroupG2([]bls.G2Affine) (int, error) { return -1, nil }
-
-func TestRateLimited(t *testing.T) {
-	var got []int64
-	quiet := RateLimited(time.Hour, func(stage string, done, total int64) { got = append(got, done) })
-	for i := int64(1); i <= 10; i++ {
-		quiet(StageDecode, i, 10)
-	}
-	require.Empty(t, got, "a short load is not reported")
-
-	got = nil
-	every := RateLimited(0, func(stage string, done, total int64) { got = append(got, done) })
-	every(StageDecode, 5, 10)
-	every(StageDecode, 10, 10)
-	every(StageDecode, 10, 10)
-	require.Equal(t, []int64{5, 10, 10}, got)
-
-}
 
 func sha256Of(parts ...[]byte) []byte {
 	h := sha256.New()

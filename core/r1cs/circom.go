@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -16,6 +15,7 @@ var ErrWrongPrime = errors.New("not the BLS12-381 scalar field (compile with cir
 
 // binFile is an iden3 binary container: a 4-byte type, a version, sections.
 type binFile struct {
+	version  uint32
 	sections map[uint32][]byte
 }
 
@@ -23,11 +23,12 @@ func parseBinFile(data []byte, kind string, maxVersion uint32) (*binFile, error)
 	if len(data) < 12 || string(data[:4]) != kind {
 		return nil, fmt.Errorf("r1cs: not a circom %s file", kind)
 	}
-	if v := binary.LittleEndian.Uint32(data[4:]); v < 1 || v > maxVersion {
+	v := binary.LittleEndian.Uint32(data[4:])
+	if v < 1 || v > maxVersion {
 		return nil, fmt.Errorf("r1cs: circom %s version %d not supported (1 to %d)", kind, v, maxVersion)
 	}
 	n := binary.LittleEndian.Uint32(data[8:])
-	f := &binFile{sections: map[uint32][]byte{}}
+	f := &binFile{version: v, sections: map[uint32][]byte{}}
 	off := uint64(12)
 	for i := uint32(0); i < n; i++ {
 		if uint64(len(data))-off < 12 {
@@ -58,19 +59,10 @@ func (f *binFile) section(kind string, typ uint32) ([]byte, error) {
 
 // checkPrime checks a (n8, prime) pair against the BLS12-381 scalar field.
 func checkPrime(kind string, b []byte) (int, error) {
-	if len(b) < 4 {
-		return 0, fmt.Errorf("r1cs: circom %s: truncated header", kind)
+	n8, p, err := readPrime(kind, b)
+	if err != nil {
+		return 0, err
 	}
-	n8 := int(binary.LittleEndian.Uint32(b))
-	if n8 <= 0 || n8 > 64 || len(b) < 4+n8 {
-		return 0, fmt.Errorf("r1cs: circom %s: bad field size %d", kind, n8)
-	}
-	le := b[4 : 4+n8]
-	be := make([]byte, n8)
-	for i := range le {
-		be[n8-1-i] = le[i]
-	}
-	p := new(big.Int).SetBytes(be)
 	if p.Cmp(fr.Modulus()) != 0 || n8 != fr.Bytes {
 		return 0, fmt.Errorf("r1cs: circom %s: prime %s: %w", kind, p, ErrWrongPrime)
 	}

@@ -115,33 +115,11 @@ func formatErr(f string, args ...any) error {
 // Decode parses the binary format, checking the header, the size, the
 // checksum, every coefficient and every index.
 func Decode(data []byte) (*R1CS, error) {
-	if len(data) < headerSize+4 {
-		return nil, formatErr("%d bytes is shorter than the header", len(data))
+	h, err := DecodeHeader(data)
+	if err != nil {
+		return nil, err
 	}
-	if string(data[:8]) != magic {
-		return nil, formatErr("bad magic %q (not a cuzk circuit file)", data[:8])
-	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != version {
-		return nil, formatErr("version %d, this build reads version %d", v, version)
-	}
-	var h [7]uint64
-	for i := range h {
-		h[i] = binary.LittleEndian.Uint64(data[16+8*i:])
-	}
-	ni, na, nc, ncoef, nnz := h[0], h[1], h[2], h[3], h[4:7]
-	const limit = 1 << 40 // far beyond any circuit; keeps the size sum from overflowing
-	for i, v := range h {
-		if v >= limit {
-			return nil, formatErr("header field %d is %d, beyond any real circuit", i, v)
-		}
-	}
-	want := uint64(headerSize) + 32*ncoef + 4
-	for _, z := range nnz {
-		want += 8*(nc+1) + 8*z
-	}
-	if uint64(len(data)) != want {
-		return nil, formatErr("file is %d bytes, header says %d (truncated or corrupt)", len(data), want)
-	}
+	ni, na, nc, ncoef, nnz := h.NumInputs, h.NumAux, h.NumConstraints, h.NumCoeffs, h.NNZ
 	if err := justifyVars(ni+na, len(data)); err != nil {
 		return nil, formatErr("%v", err)
 	}

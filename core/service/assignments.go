@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // Pending is an asynchronous supraseal-c2 proof (start/finalize).
@@ -74,7 +75,8 @@ func (s *Service) start(h *SRS, asgs []*groth16.Assignment, r, sv []fr.Element, 
 	if err != nil {
 		return nil, err
 	}
-	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock, Priority: engine.Normal, Placement: place}
+	req := engine.Request{Circuit: &engine.Circuit{ID: "srs:" + h.path, PK: h.pk}, Interlock: lock, Priority: engine.Normal, Placement: place,
+		Progress: progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: proving", "params", h.path))}
 	for i, a := range asgs {
 		if err := checkAssignment(h.pk, a); err != nil {
 			return nil, fmt.Errorf("circuit %d: %w", i, err)

@@ -5,10 +5,12 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 )
 
-// progressEvery bounds how often a long parameter load is logged.
-const progressEvery = 10 * time.Second
+// progressEvery bounds how often a long parameter load or proof is logged
+// (a variable for tests).
+var progressEvery = 10 * time.Second
 
 // SetSubgroupChecker makes c check the subgroup of parameter points that
 // are neither trusted nor recorded (a GPU's checker, say); nil goes back to
@@ -67,9 +69,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 		// it for a file Filecoin publishes. A device checker outruns both.
 		opt.Manifest = params.FilecoinManifest()
 	}
-	opt.Progress = params.RateLimited(progressEvery, func(stage string, done, total int64) {
-		s.log.Info("cuzk: loading parameters", "path", path, "stage", stage, "done", done, "total", total)
-	})
+	opt.Progress = progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: loading parameters", "path", path))
 	return opt
 }
 

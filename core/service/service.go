@@ -16,6 +16,7 @@ import (
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/throttle"
 )
@@ -294,7 +295,8 @@ func (s *Service) Submit(req Request) (uint64, error) {
 	if (req.R != nil && len(req.R) != n) || (req.S != nil && len(req.S) != n) || (req.R == nil) != (req.S == nil) {
 		return 0, errorf(InvalidArgument, "cuzk: r and s must both be given, one per partition (%d)", n)
 	}
-	ereq := engine.Request{ID: req.RequestID, Circuit: circ, Priority: req.Priority}
+	ereq := engine.Request{ID: req.RequestID, Circuit: circ, Priority: req.Priority,
+		Progress: progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: proving", "circuit", circ.ID))}
 	if req.Timeout > 0 {
 		ereq.Deadline = time.Now().Add(req.Timeout)
 	}

@@ -63,6 +63,35 @@ set -e
 if [ "$rc" -ne 0 ]; then ok "cuzk verify refuses a corrupted proof (exit $rc)"; else fail "cuzk verify accepted a corrupted proof"; fi
 if [ "$rc2" -eq 1 ]; then ok "cuzk verify rejects a wrong public input (exit 1)"; else fail "cuzk verify: wrong public input gave exit $rc2"; fi
 
+# snarkjs's own proof, verified by cuzk: a small circuit set up and proved by
+# snarkjs alone (its powers of tau, its zkey), its verification_key.json,
+# proof.json and public.json given to cuzk verify as they are.
+npx circom2 mul.circom --r1cs --wasm --prime bls12381 -o "$work" >"$work/mul.log" 2>&1 \
+  || { cat "$work/mul.log"; echo "FAIL: circom2 compile (mul)"; exit 1; }
+echo '{"a": "3", "b": "11"}' >"$work/mul_input.json"
+node "$work/mul_js/generate_witness.js" "$work/mul_js/mul.wasm" "$work/mul_input.json" "$work/mul.wtns"
+{
+  npx snarkjs powersoftau new bls12381 4 "$work/pot0.ptau" &&
+  npx snarkjs powersoftau contribute "$work/pot0.ptau" "$work/pot1.ptau" --name=cuzk -e=cuzk-crosscheck &&
+  npx snarkjs powersoftau prepare phase2 "$work/pot1.ptau" "$work/pot.ptau" &&
+  npx snarkjs groth16 setup "$work/mul.r1cs" "$work/pot.ptau" "$work/mul.zkey" &&
+  npx snarkjs zkey export verificationkey "$work/mul.zkey" "$work/mul_vk.json" &&
+  npx snarkjs groth16 prove "$work/mul.zkey" "$work/mul.wtns" "$work/mul_proof.json" "$work/mul_public.json"
+} >"$work/snarkjs.log" 2>&1 || { cat "$work/snarkjs.log"; echo "FAIL: snarkjs setup and prove (mul)"; exit 1; }
+if "$cuzk" verify --vk "$work/mul_vk.json" --proof "$work/mul_proof.json" --public "$work/mul_public.json"; then
+  ok "cuzk verify accepts snarkjs's own proof (its verification_key.json, proof.json, public.json)"; else fail "cuzk verify rejected snarkjs's proof"; fi
+node tamper.js public "$work/mul_public.json" "$work/mul_public_wrong.json"
+set +e
+"$cuzk" verify --vk "$work/mul_vk.json" --proof "$work/mul_proof.json" --public "$work/mul_public_wrong.json" 2>/dev/null; rc=$?
+set -e
+if [ "$rc" -eq 1 ]; then ok "cuzk verify rejects snarkjs's proof with a wrong public input (exit 1)"; else fail "snarkjs proof, wrong public input: exit $rc"; fi
+# cuzk info names each file of the ecosystem, as made by circom and snarkjs
+"$cuzk" info --json "$work/mul.r1cs" "$work/mul.wtns" "$work/mul_vk.json" "$work/mul_proof.json" "$work/mul_public.json" \
+  "$work/mul.zkey" "$work/pot.ptau" >"$work/info.json"
+kinds=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).map(f => f.kind).join(" "))' "$work/info.json")
+if [ "$kinds" = "circom-r1cs circom-wtns snarkjs-vk snarkjs-proof snarkjs-public snarkjs-zkey ptau" ]; then
+  ok "cuzk info names circom's and snarkjs's files: $kinds"; else fail "cuzk info: $kinds"; fi
+
 # A circuit over BN254 (circom's default prime) is refused with a clear error.
 npx circom2 small_bn254.circom --r1cs -o "$work" >/dev/null 2>&1
 set +e

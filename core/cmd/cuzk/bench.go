@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -18,11 +19,13 @@ import (
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
 
 func runBench(args []string, stdout io.Writer) error {
+	runStart := time.Now()
 	fs := flags("bench")
 	spec := synthetic.Spec{Constraints: 1 << 14, DenseFraction: 0.1}
 	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows per partition of the synthetic PoRep-shaped circuit")
@@ -37,7 +40,9 @@ func runBench(args []string, stdout io.Writer) error {
 	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	baseline := fs.Bool("baseline", false, "also prove the same partitions one by one with the prover core alone, and print the ratio")
 	waterfall := fs.Bool("waterfall", false, "print each partition's timeline")
-	cache := fs.String("cache", defaultCache(), "directory for the synthetic circuit's parameters")
+	cache := fs.String("cache", defaultCache(), "directory of the parameter cache (the synthetic circuit's setup, reused)")
+	cacheMax := fs.String("cache-max", "", cacheMaxHelp)
+	quiet := fs.Bool("quiet", false, quietHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,14 +53,30 @@ func runBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-
-	cs, pk, witnesses, err := benchInputs(spec, *parts, *circuit, *wtns, *pkPath, *cache, cfg, *trusted, stdout)
+	pc, err := openCache(*cache, *cacheMax)
 	if err != nil {
 		return err
 	}
+	m := newMeter(progressOut, *quiet)
+	defer m.close()
+	stdout = m.writer(stdout)
+
+	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, stdout)
+	if err != nil {
+		return err
+	}
+	// The partitions proved, over all proofs: each request reports its
+	// own count (rising, one call at a time); their sum is the stage's.
+	var proved atomic.Int64
+	show := m.events("")
+	totalParts := int64(*proofs) * int64(*parts)
 	circ := &engine.Circuit{ID: "bench", CS: cs, PK: pk}
 	request := func() engine.Request {
-		req := engine.Request{Circuit: circ}
+		var last int64
+		req := engine.Request{Circuit: circ, Progress: func(e progress.Event) {
+			show(progress.Event{Stage: "prove", Done: proved.Add(e.Done - last), Total: totalParts, Unit: progress.Partitions})
+			last = e.Done
+		}}
 		for i := 0; i < *parts; i++ {
 			req.Partitions = append(req.Partitions, engine.Partition{Witness: witnesses[i%len(witnesses)]})
 		}
@@ -82,6 +103,7 @@ func runBench(args []string, stdout io.Writer) error {
 		next <- i
 	}
 	close(next)
+	m.begin("prove")
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := 0; c < *conc; c++ {
@@ -104,21 +126,26 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	m.end("prove")
+	m.record("prove", wall, fmt.Sprintf("%d proofs × %d partitions through the engine", *proofs, *parts))
 	if firstErr != nil {
 		return firstErr
 	}
 
 	// Every proof is verified here, independently of the engine's own check.
 	verified := 0
-	for _, ps := range results {
-		ok := len(ps) == *parts
-		for i := range ps {
-			ok = ok && groth16.Verify(&pk.VerifyingKey, &ps[i], witnesses[i%len(witnesses)].Inputs[1:]) == nil
+	m.stage("verify", func() error {
+		for _, ps := range results {
+			ok := len(ps) == *parts
+			for i := range ps {
+				ok = ok && groth16.Verify(&pk.VerifyingKey, &ps[i], witnesses[i%len(witnesses)].Inputs[1:]) == nil
+			}
+			if ok {
+				verified++
+			}
 		}
-		if ok {
-			verified++
-		}
-	}
+		return nil
+	})
 	st := e.Status()
 	printBench(stdout, wall, *proofs, reports, st)
 	if *waterfall {
@@ -126,14 +153,17 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	if *baseline {
 		base := time.Now()
+		show := m.events("baseline")
 		for p := 0; p < *proofs; p++ {
 			for i := 0; i < *parts; i++ {
 				if _, _, err := groth16.Prove(pk, cs, witnesses[i%len(witnesses)], groth16.Options{}); err != nil {
 					return err
 				}
+				show(progress.Event{Stage: "prove", Done: int64(p**parts + i + 1), Total: totalParts, Unit: progress.Partitions})
 			}
 		}
 		bw := time.Since(base)
+		m.record("baseline", bw, "the same partitions one by one, prover core alone")
 		// The engine verifies every partition; the baseline does not. With
 		// every core busy, verification costs about its CPU time over the
 		// core count of wall time.
@@ -142,6 +172,9 @@ func runBench(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "ratio pipeline/baseline: %.3f; without the engine's verification (~%.3f s/proof): %.3f\n",
 			wall.Seconds()/bw.Seconds(), verify.Seconds()/float64(*proofs), (wall-verify).Seconds()/bw.Seconds())
 	}
+	m.close()
+	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", roundDuration(time.Since(runStart)))
+	printTimes(stdout, m.times, time.Since(runStart))
 	fmt.Fprintf(stdout, "verified %d/%d proofs\n", verified, *proofs)
 	if verified != *proofs {
 		return fmt.Errorf("%d of %d proofs failed verification", *proofs-verified, *proofs)
@@ -155,33 +188,32 @@ func benchLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-func defaultCache() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return d + "/cuzk"
-	}
-	return os.TempDir() + "/cuzk-cache"
-}
-
 // benchInputs loads a given circuit or generates the synthetic one with one
 // witness per partition.
-func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache string, cfg config.Config, trusted bool, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
+func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath string, pc *paramCache, cfg config.Config, trusted bool, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
 	if circuit != "" {
 		if wtns == "" || pkPath == "" {
 			return nil, nil, nil, inputErr(fmt.Errorf("--r1cs needs --wtns and --params"))
 		}
-		cs, err := loadCircuit(circuit)
-		if err != nil {
+		var cs *r1cs.R1CS
+		if err := m.stage("load circuit", func() (err error) { cs, err = loadCircuit(circuit); return }); err != nil {
 			return nil, nil, nil, err
 		}
 		var ws []*r1cs.Witness
-		for _, p := range strings.Split(wtns, ",") {
-			w, err := cs.ReadCircomWitness(p)
-			if err != nil {
-				return nil, nil, nil, inputErr(err)
+		err := m.stage("load witnesses", func() error {
+			for _, p := range strings.Split(wtns, ",") {
+				w, err := loadWitness(cs, p)
+				if err != nil {
+					return err
+				}
+				ws = append(ws, w)
 			}
-			ws = append(ws, w)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		pk, err := readParams(pkPath, cfg, trusted)
+		pk, err := readParams(m, pkPath, cfg, trusted)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -189,25 +221,27 @@ func benchInputs(spec synthetic.Spec, parts int, circuit, wtns, pkPath, cache st
 	}
 	var cs *r1cs.R1CS
 	var ws []*r1cs.Witness
-	for i := 0; i < parts; i++ {
-		spec.Seed = uint64(i + 1)
-		c, w, err := synthetic.Generate(spec)
-		if err != nil {
-			return nil, nil, nil, inputErr(err)
+	err := m.stage("generate circuits", func() error {
+		for i := 0; i < parts; i++ {
+			spec.Seed = uint64(i + 1)
+			c, w, err := synthetic.Generate(spec)
+			if err != nil {
+				return inputErr(err)
+			}
+			cs = c
+			ws = append(ws, w)
 		}
-		cs = c
-		ws = append(ws, w)
-	}
-	t0 := time.Now()
-	pk, path, cached, err := cachedParams(cache, cs)
+		return nil
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	how := "set up (development setup) into"
-	if cached {
-		how = "loaded from"
+	t0 := time.Now()
+	pk, got, err := pc.params(m, cs)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	fmt.Fprintf(out, "parameters %s %s in %v\n", how, path, time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(out, "%s, in %v\n", got.describe(), time.Since(t0).Round(time.Millisecond))
 	return cs, pk, ws, nil
 }
 

@@ -39,6 +39,7 @@ func runDump(args []string, stdout io.Writer) error {
 	dir := fs.String("out", "", "directory to write")
 	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	cfgPath := fs.String("config", "", configHelp)
+	quiet := fs.Bool("quiet", false, quietHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
@@ -46,7 +47,10 @@ func runDump(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, cfg, *trusted)
+	m := newMeter(progressOut, *quiet)
+	defer m.close()
+	stdout = m.writer(stdout)
+	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, cfg, *trusted)
 	if err != nil {
 		return err
 	}

@@ -1,60 +1,199 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/filekind"
 	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/snarkjs"
 )
 
-// loadCircuit reads a circuit in cuzk's format or circom's.
-func loadCircuit(path string) (*r1cs.R1CS, error) {
-	cs, err := r1cs.Open(path)
-	return cs, inputErr(err)
-}
-
 // Bounds on the small inputs read whole: far beyond any real file (a
-// public.json line is ~80 bytes an input, a proof 192 bytes a partition),
-// small enough that a wrong path cannot make a command read gigabytes.
+// public.json line is ~80 bytes an input, a proof 192 bytes a partition,
+// a snarkjs key ~200 bytes an input), small enough that a wrong path
+// cannot make a command read gigabytes.
 const (
 	maxPublicFile = 64 << 20
 	maxProofFile  = 64 << 20
 	maxConfigFile = 16 << 20
+	maxVKJSON     = 512 << 20
 )
 
-func loadPublic(path string) ([]fr.Element, error) {
-	data, err := fileio.ReadFile(path, maxPublicFile)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	pub, err := snarkjs.ParsePublic(data)
-	return pub, inputErr(err)
+// input is a file flag of the command line and the kinds of file it takes.
+// When a reader fails on a file of another kind, the error says what the
+// file is and what the flag takes, instead of what the reader tripped on
+// (a witness given as --params used to read "params: alpha_g1: invalid
+// encoding flags").
+type input struct {
+	flag  string
+	kinds []filekind.Kind
+	want  string // what the flag takes, when not a file kind (--config)
 }
 
-// loadProof reads a proof file holding exactly one 192-byte proof.
-func loadProof(path string) (*params.Proof, error) {
-	data, err := fileio.ReadFile(path, maxProofFile)
+var (
+	paramsIn  = input{flag: "--params", kinds: []filekind.Kind{filekind.Params}}
+	anyVKIn   = input{flag: "--params", kinds: []filekind.Kind{filekind.Params, filekind.VerifyingKey}}
+	vkIn      = input{flag: "--vk", kinds: []filekind.Kind{filekind.Params, filekind.VerifyingKey, filekind.SnarkjsVerifyingKey}}
+	proofIn   = input{flag: "--proof", kinds: []filekind.Kind{filekind.Proofs, filekind.SnarkjsProof}}
+	publicIn  = input{flag: "--public", kinds: []filekind.Kind{filekind.SnarkjsPublic}}
+	circuitIn = input{flag: "--r1cs", kinds: []filekind.Kind{filekind.CircomR1CS, filekind.CuzkCircuit}}
+	witnessIn = input{flag: "--wtns", kinds: []filekind.Kind{filekind.CircomWitness}}
+	configIn  = input{flag: "--config", want: "a configuration (TOML or JSON)"}
+)
+
+// wants says what the flag takes: "a circom circuit (.r1cs) or a cuzk
+// circuit file".
+func (in input) wants() string {
+	if in.want != "" {
+		return in.want
+	}
+	names := make([]string, len(in.kinds))
+	for i, k := range in.kinds {
+		names[i] = k.String()
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// takes reports whether the flag takes files of kind k; a file of no kind
+// cuzk knows might be a damaged one of the right kind.
+func (in input) takes(k filekind.Kind) bool {
+	return k == filekind.Unknown || slices.Contains(in.kinds, k)
+}
+
+// failed turns a reader's error on path into the command's: bad input,
+// naming the file's kind when it is not one the flag takes. Errors of
+// access (missing, not a regular file) come back as they are.
+func (in input) failed(path string, err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) || errors.Is(err, fileio.ErrNotRegular) {
+		return inputErr(err)
+	}
+	info, serr := filekind.SniffFile(path)
+	if serr != nil {
+		return inputErr(err)
+	}
+	return in.check(path, info, err)
+}
+
+// check is failed for a file already sniffed.
+func (in input) check(path string, info filekind.Info, err error) error {
+	if in.takes(info.Kind) {
+		return inputErr(err)
+	}
+	return inputErr(fmt.Errorf("%s: %s is %s; %s takes %s", in.flag, path, info, in.flag, in.wants()))
+}
+
+// readSmall reads a small input whole, naming the file's kind when it is
+// too large for what the flag takes.
+func (in input) readSmall(path string, limit int64) ([]byte, error) {
+	data, err := fileio.ReadFile(path, limit)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, in.failed(path, err)
+	}
+	return data, nil
+}
+
+// loadCircuit reads a circuit in cuzk's format or circom's.
+func loadCircuit(path string) (*r1cs.R1CS, error) {
+	cs, err := r1cs.Open(path)
+	if err != nil {
+		return nil, circuitIn.failed(path, err)
+	}
+	return cs, nil
+}
+
+// loadWitness reads a circom witness for cs.
+func loadWitness(cs *r1cs.R1CS, path string) (*r1cs.Witness, error) {
+	w, err := cs.ReadCircomWitness(path)
+	if err != nil {
+		return nil, witnessIn.failed(path, err)
+	}
+	return w, nil
+}
+
+// loadPublic reads snarkjs's public.json.
+func loadPublic(path string) ([]fr.Element, error) {
+	data, err := publicIn.readSmall(path, maxPublicFile)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := snarkjs.ParsePublic(data)
+	if err != nil {
+		return nil, publicIn.check(path, filekind.Sniff(data), err)
+	}
+	return pub, nil
+}
+
+// loadProof reads one proof: a file holding exactly one 192-byte proof, or
+// snarkjs's proof.json.
+func loadProof(path string) (*params.Proof, error) {
+	data, err := proofIn.readSmall(path, maxProofFile)
+	if err != nil {
+		return nil, err
+	}
+	info := filekind.Sniff(data)
+	if info.Kind == filekind.SnarkjsProof {
+		p, err := snarkjs.ParseProof(data)
+		switch {
+		case errors.Is(err, params.ErrNotOnCurve) || errors.Is(err, params.ErrNotInGroup):
+			// well-formed, but its points are not the curve's: an invalid
+			// proof, as for the binary encoding
+			return nil, fmt.Errorf("%w: %s: %v", errInvalidProof, path, err)
+		case err != nil:
+			return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+		}
+		return p, nil
 	}
 	proofs, err := params.DecodeProofs(data)
 	if err != nil {
-		if len(data) > 0 && len(data)%params.ProofSize == 0 {
+		if proofIn.takes(info.Kind) && len(data) > 0 && len(data)%params.ProofSize == 0 {
 			// the shape of proofs whose points do not decode: to its user
 			// that is an invalid proof (exit 1), not unusable input
 			return nil, fmt.Errorf("%w: %s: a point of the proof does not decode (%v)", errInvalidProof, path, err)
 		}
-		return nil, inputErr(fmt.Errorf("%s: %d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", path, len(data), params.ProofSize))
+		return nil, proofIn.check(path, info, fmt.Errorf("%s: %d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", path, len(data), params.ProofSize))
 	}
 	if len(proofs) != 1 {
 		return nil, inputErr(fmt.Errorf("%s holds %d proofs; this command takes one", path, len(proofs)))
 	}
 	return &proofs[0], nil
+}
+
+// loadVerifyingKey reads a verifying key: a .vk, a whole parameter file's
+// prefix, or snarkjs's verification_key.json.
+func loadVerifyingKey(in input, path string) (*params.VerifyingKey, error) {
+	info, err := filekind.SniffFile(path)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if info.Kind == filekind.SnarkjsVerifyingKey && in.takes(info.Kind) {
+		data, err := in.readSmall(path, maxVKJSON)
+		if err != nil {
+			return nil, err
+		}
+		vk, err := snarkjs.ParseVerifyingKey(data)
+		if err != nil {
+			return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+		}
+		return vk, nil
+	}
+	vk, err := params.ReadVerifyingKey(path, params.Options{})
+	if err != nil {
+		return nil, in.check(path, info, err)
+	}
+	return vk, nil
 }
 
 // writeFile writes every output of the command line: through a temporary
@@ -68,28 +207,11 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-// loadProveInputs reads a circuit, its witness and its parameters.
-func loadProveInputs(circuit, wtns, pkPath string, cfg config.Config, trusted bool) (*r1cs.R1CS, *r1cs.Witness, *params.ProvingKey, error) {
-	cs, err := loadCircuit(circuit)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	w, err := cs.ReadCircomWitness(wtns)
-	if err != nil {
-		return nil, nil, nil, inputErr(err)
-	}
-	pk, err := readParams(pkPath, cfg, trusted)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return cs, w, pk, nil
-}
-
 // loadVerifyInputs reads a verifying key, one proof and public inputs.
 func loadVerifyInputs(vkPath, proofPath, public string) (*params.VerifyingKey, *params.Proof, []fr.Element, error) {
-	vk, err := params.ReadVerifyingKey(vkPath, params.Options{})
+	vk, err := loadVerifyingKey(vkIn, vkPath)
 	if err != nil {
-		return nil, nil, nil, inputErr(err)
+		return nil, nil, nil, err
 	}
 	proof, err := loadProof(proofPath)
 	if err != nil {
@@ -97,4 +219,19 @@ func loadVerifyInputs(vkPath, proofPath, public string) (*params.VerifyingKey, *
 	}
 	pub, err := loadPublic(public)
 	return vk, proof, pub, err
+}
+
+// loadProveInputs reads a circuit, its witness and its parameters, each a
+// stage of the meter's summary.
+func loadProveInputs(m *meter, circuit, wtns, pkPath string, cfg config.Config, trusted bool) (cs *r1cs.R1CS, w *r1cs.Witness, pk *params.ProvingKey, err error) {
+	if err = m.stage("load circuit", func() (err error) { cs, err = loadCircuit(circuit); return }); err != nil {
+		return nil, nil, nil, err
+	}
+	if err = m.stage("load witness", func() (err error) { w, err = loadWitness(cs, wtns); return }); err != nil {
+		return nil, nil, nil, err
+	}
+	if pk, err = readParams(m, pkPath, cfg, trusted); err != nil {
+		return nil, nil, nil, err
+	}
+	return cs, w, pk, nil
 }

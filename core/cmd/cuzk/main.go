@@ -51,6 +51,8 @@ var commands = map[string]command{
 	"bench":           {"prove synthetic or given circuits through the engine and print throughput and stage medians", runBench},
 	"dump-assignment": {"write the assignment-level inputs of one proof (a, b, c, witness, density bitmaps) for drop-in integrations", runDump},
 	"generate":        {"write a synthetic PoRep-shaped circuit and witness (circom formats)", runGenerate},
+	"cache":           {"list or clear the parameter cache of demo and bench (cuzk cache list|clear)", runCache},
+	"info":            {"say what each file is (params, vk, proofs, circom r1cs/wtns, cuzk circuit, snarkjs JSON) and its sizes", runInfo},
 }
 
 func usage(w io.Writer) {
@@ -122,22 +124,7 @@ func flags(name string) *flag.FlagSet {
 // parse parses args and checks that the named flags were given; -h marks
 // them as required.
 func parse(fs *flag.FlagSet, args []string, required ...string) error {
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: %s [flags]\n", fs.Name())
-		fs.VisitAll(func(f *flag.Flag) {
-			req := ""
-			if slices.Contains(required, f.Name) {
-				req = " (required)"
-			}
-			name, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(w, "  --%s %s%s\n    \t%s", f.Name, name, req, usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				fmt.Fprintf(w, " (default %s)", f.DefValue)
-			}
-			fmt.Fprintln(w)
-		})
-	}
+	setUsage(fs, "", required)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -153,4 +140,45 @@ func parse(fs *flag.FlagSet, args []string, required ...string) error {
 		}
 	}
 	return nil
+}
+
+// parseOperands parses args for a command that takes operands after its
+// flags (synopsis names them in -h, e.g. "FILE..."); at least one is
+// required.
+func parseOperands(fs *flag.FlagSet, args []string, synopsis string) ([]string, error) {
+	setUsage(fs, synopsis, nil)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, inputErr(err)
+	}
+	if fs.NArg() == 0 {
+		return nil, inputErr(fmt.Errorf("%s is required", synopsis))
+	}
+	return fs.Args(), nil
+}
+
+// setUsage makes -h list the flags, the required ones marked.
+func setUsage(fs *flag.FlagSet, synopsis string, required []string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s [flags]", fs.Name())
+		if synopsis != "" {
+			fmt.Fprintf(w, " %s", synopsis)
+		}
+		fmt.Fprintln(w)
+		fs.VisitAll(func(f *flag.Flag) {
+			req := ""
+			if slices.Contains(required, f.Name) {
+				req = " (required)"
+			}
+			name, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  --%s %s%s\n    \t%s", f.Name, name, req, usage)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			fmt.Fprintln(w)
+		})
+	}
 }

@@ -5,19 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cuzk/cuzk/core/config"
-	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/filekind"
 	"github.com/cuzk/cuzk/core/params"
 )
 
-// progressOut receives the progress of long parameter loads (stderr; run
-// sets it).
+// progressOut is the command's stderr: progress, warnings, flag errors
+// (run sets it).
 var progressOut io.Writer = os.Stderr
-
-// progressEvery is how often a long load prints a line.
-const progressEvery = 5 * time.Second
 
 // Flag help shared by the commands that read parameter files.
 const (
@@ -30,15 +26,18 @@ func loadConfig(path string) (config.Config, error) {
 	if path == "" {
 		return config.Default(), nil
 	}
-	text, err := fileio.ReadFile(path, maxConfigFile)
+	text, err := configIn.readSmall(path, maxConfigFile)
 	if err != nil {
-		return config.Config{}, inputErr(err)
+		return config.Config{}, err
 	}
 	cfg, warnings, err := config.ParseWarnings(string(text))
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "cuzk:", w)
+	if err != nil {
+		return config.Config{}, configIn.check(path, filekind.Sniff(text), err)
 	}
-	return cfg, inputErr(err)
+	for _, w := range warnings {
+		fmt.Fprintln(progressOut, "cuzk:", w)
+	}
+	return cfg, nil
 }
 
 // recordDir is the validation record's directory: the configuration's, or
@@ -53,39 +52,60 @@ func recordDir(cfg config.Config) string {
 	return ""
 }
 
+// Flag help of --quiet.
+const quietHelp = "print no progress on stderr (warnings and errors still)"
+
+// Stages of a parameter load in the command's summary.
+const (
+	stageLoadParams     = "load params"
+	stageValidateParams = "validate params"
+)
+
 // readParams reads a parameter file as the library does: curve checks
 // always; the subgroup check unless trusted (by the flag or the
 // configuration), known from the record, or vouched for by Filecoin's
-// manifest.
-func readParams(path string, cfg config.Config, trusted bool) (*params.ProvingKey, error) {
-	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck}
+// manifest. The meter shows the load and records it as two stages: the
+// decode with its curve checks, then what the subgroup check (or the
+// record, or the manifest) took beyond it.
+func readParams(m *meter, path string, cfg config.Config, trusted bool) (*params.ProvingKey, error) {
+	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, Progress: m.events(stageLoadParams)}
 	if !opt.SkipSubgroupCheck {
 		if dir := recordDir(cfg); dir != "" {
 			opt.Record = params.OpenRecord(dir)
 		}
 		opt.Manifest = params.FilecoinManifest()
-		opt.Progress = params.RateLimited(progressEvery, func(stage string, done, total int64) {
-			fmt.Fprintf(progressOut, "cuzk: %s: %s %d%% (%d of %d)\n", filepath.Base(path), stage, 100*done/max(total, 1), done, total)
-		})
 	}
+	m.begin(stageLoadParams)
 	pk, info, err := params.ReadProvingKeyInfo(path, opt)
+	m.end(stageLoadParams)
 	if err != nil {
-		return nil, inputErr(err)
+		return nil, paramsIn.failed(path, err)
 	}
+	m.record(stageLoadParams, info.Decode, qty(info.Size, "bytes")+", decoded with curve checks")
+	m.record(stageValidateParams, info.Check, validationNote[info.Validation])
 	if info.RecordErr != nil {
-		fmt.Fprintf(progressOut, "cuzk: warning: %v (the next load checks %s again)\n", info.RecordErr, path)
+		m.warnf("cuzk: warning: %v (the next load checks %s again)\n", info.RecordErr, path)
 	}
 	return pk, nil
 }
 
+// validationNote says how a load established the subgroup.
+var validationNote = map[params.Validation]string{
+	params.ValidationChecked:  "subgroup check of every point (remembered for this file's contents)",
+	params.ValidationRecord:   "subgroup checked before (validation record)",
+	params.ValidationManifest: "Filecoin's published digest (BLAKE2b)",
+	params.ValidationSetup:    "written by cuzk setup",
+	params.ValidationSkipped:  "subgroup check skipped (trusted)",
+}
+
 // recordWritten records a parameter file this program computed, so that
 // loading it needs no subgroup check.
-func recordWritten(path string, cfg config.Config) {
+func recordWritten(m *meter, path string, cfg config.Config) {
 	dir := recordDir(cfg)
 	if dir == "" {
 		return
 	}
 	if err := params.OpenRecord(dir).AddFile(path, params.ValidationSetup, 0); err != nil {
-		fmt.Fprintf(progressOut, "cuzk: warning: %s not recorded as valid (the first load checks it): %v\n", path, err)
+		m.warnf("cuzk: warning: %s not recorded as valid (the first load checks it): %v\n", path, err)
 	}
 }

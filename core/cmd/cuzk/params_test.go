@@ -11,14 +11,17 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 )
 
-// TestMain keeps the validation record that setup writes by default (the
-// platform cache directory) out of the user's home.
+// TestMain keeps what the commands write by default into the platform
+// cache directory (the validation record, the parameter cache) out of the
+// user's home.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cuzk-cli-test")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", dir)
+	os.Setenv("HOME", dir)
+	os.Unsetenv(cacheMaxEnv)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
@@ -15,6 +16,7 @@ import (
 var errInvalidProof = groth16.ErrInvalidProof
 
 func runProve(args []string, stdout io.Writer) error {
+	start := time.Now()
 	fs := flags("prove")
 	pkPath := fs.String("params", "", "parameter file (.params)")
 	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
@@ -23,6 +25,7 @@ func runProve(args []string, stdout io.Writer) error {
 	public := fs.String("public", "", "also write the public inputs here (snarkjs public.json)")
 	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	cfgPath := fs.String("config", "", configHelp)
+	quiet := fs.Bool("quiet", false, quietHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
@@ -30,11 +33,18 @@ func runProve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs, w, pk, err := loadProveInputs(*circuit, *wtns, *pkPath, cfg, *trusted)
+	m := newMeter(progressOut, *quiet)
+	defer m.close()
+	stdout = m.writer(stdout)
+	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, cfg, *trusted)
 	if err != nil {
 		return err
 	}
-	proof, rep, err := groth16.Prove(pk, cs, w, groth16.Options{})
+	var proof *params.Proof
+	err = m.stage("prove", func() (err error) {
+		proof, _, err = groth16.Prove(pk, cs, w, groth16.Options{Progress: m.events("")})
+		return err
+	})
 	if err != nil {
 		return inputErr(err)
 	}
@@ -43,30 +53,37 @@ func runProve(args []string, stdout io.Writer) error {
 	// parameter file whose verifying key does not belong to its proving key
 	// (corrupted, or assembled from two files): an input problem, named as
 	// such, with the other possibility said too.
-	if err := groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]); err != nil {
+	if err := m.stage("verify", func() error { return groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]) }); err != nil {
 		return inputErr(fmt.Errorf("the proof made with %s does not verify against the same file's verifying key, so it was not written: the file's verifying and proving keys do not belong together (a corrupted or assembled file?), or cuzk has a bug: %v", *pkPath, err))
 	}
-	enc := proof.Bytes()
-	if err := writeFile(*out, enc[:]); err != nil {
-		return err
-	}
-	if *public != "" {
+	err = m.stage("write", func() error {
+		enc := proof.Bytes()
+		if err := writeFile(*out, enc[:]); err != nil {
+			return err
+		}
+		if *public == "" {
+			return nil
+		}
 		js, err := snarkjs.FormatPublic(w.Inputs[1:])
 		if err != nil {
 			return err
 		}
-		if err := writeFile(*public, js); err != nil {
-			return err
-		}
+		return writeFile(*public, js)
+	})
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s (verified) in %v\n", *out, rep.Total.Round(1e6))
+	m.close()
+	total := time.Since(start)
+	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, roundDuration(total))
+	printTimes(stdout, m.times, total)
 	return nil
 }
 
 func runVerify(args []string, stdout io.Writer) error {
 	fs := flags("verify")
-	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
-	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
 	public := fs.String("public", "", "public inputs (snarkjs public.json)")
 	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
 		return err
@@ -95,9 +112,9 @@ func runExportVK(args []string, stdout io.Writer) error {
 	if err := parse(fs, args, "params", "out"); err != nil {
 		return err
 	}
-	vk, err := params.ReadVerifyingKey(*in, params.Options{})
+	vk, err := loadVerifyingKey(anyVKIn, *in)
 	if err != nil {
-		return inputErr(err)
+		return err
 	}
 	if err := vk.WriteFile(*out); err != nil {
 		return inputErr(err)
@@ -108,8 +125,8 @@ func runExportVK(args []string, stdout io.Writer) error {
 
 func runExport(args []string, stdout io.Writer) error {
 	fs := flags("export-snarkjs")
-	vkPath := fs.String("vk", "", "verifying key (.vk) or parameter file (.params)")
-	proofPath := fs.String("proof", "", "proof file (192 bytes)")
+	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
 	public := fs.String("public", "", "public inputs (snarkjs public.json)")
 	dir := fs.String("out", "", "directory to write verification_key.json, proof.json, public.json")
 	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {

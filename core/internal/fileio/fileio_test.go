@@ -2,10 +2,12 @@ package fileio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,4 +153,34 @@ func TestGuard(t *testing.T) {
 			return nil
 		})
 	})
+}
+
+// TestWriteAtomicErrorsNameTheDestination: a failed write names the file
+// asked for, never the temporary beside it (a missing directory used to
+// report "open DIR/.x.cuzk-tmp-123: no such file or directory").
+func TestWriteAtomicErrorsNameTheDestination(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing", "x.params")
+	err := WriteFileAtomic(missing, []byte("p"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Equal(t, "write "+missing+": no such file or directory", err.Error())
+
+	// An error of the writer that names the temporary (as *os.File's
+	// Write does) names the destination instead.
+	path := filepath.Join(dir, "y.params")
+	err = WriteAtomic(path, func(w io.Writer) error {
+		f := w.(*os.File)
+		return fmt.Errorf("encoding: %w", &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC})
+	})
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	require.NotContains(t, err.Error(), tmpInfix)
+	require.Contains(t, err.Error(), "write "+path+": encoding: write "+path+": no space left on device")
+
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		require.NoError(t, os.Mkdir(ro, 0o555))
+		err = WriteFileAtomic(filepath.Join(ro, "z"), []byte("p"))
+		require.ErrorIs(t, err, os.ErrPermission)
+		require.NotContains(t, err.Error(), tmpInfix)
+	}
 }

@@ -1,7 +1,6 @@
 package fileio
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ var oldTmp = regexp.MustCompile(`^\.tmp[0-9]+$`)
 // If path is a symbolic link, the rename replaces the link itself with the
 // new file; the link's target is never written. Stale temporary files of
 // earlier, killed writes of path (older than StaleAfter) are removed.
-func WriteAtomic(path string, write func(io.Writer) error) error {
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -42,26 +41,27 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	cleanStale(dir, base)
 	tmp, err := os.CreateTemp(dir, "."+base+tmpInfix+"*")
 	if err != nil {
-		return err
+		return writeErr(path, "", err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = writeErr(path, tmp.Name(), err)
 		}
 	}()
 	if err := write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
@@ -75,6 +75,43 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// writeErr names path, never the temporary file (a name the user did not
+// give, of a file that no longer exists): "write DIR/x.params: no such
+// file or directory" for a missing directory, not the temporary's open.
+func writeErr(path, tmp string, err error) error {
+	// The operation on the temporary (open, write, rename) says nothing the
+	// prefix does not: keep its cause. Deeper errors keep their context,
+	// the temporary's name replaced in their text.
+	switch e := err.(type) {
+	case *os.PathError:
+		if e.Path == tmp || strings.Contains(e.Path, tmpInfix) {
+			err = e.Err
+		}
+	case *os.LinkError:
+		if e.Old == tmp {
+			err = e.Err
+		}
+	}
+	return &hiddenTmp{path: path, tmp: tmp, err: err}
+}
+
+// hiddenTmp is a write error of path; its text has the temporary file's
+// name, wherever a wrapped error carries it, replaced by path.
+type hiddenTmp struct {
+	path, tmp string
+	err       error
+}
+
+func (h *hiddenTmp) Error() string {
+	msg := h.err.Error()
+	if h.tmp != "" {
+		msg = strings.ReplaceAll(msg, h.tmp, h.path)
+	}
+	return "write " + h.path + ": " + msg
+}
+
+func (h *hiddenTmp) Unwrap() error { return h.err }
 
 // WriteFileAtomic writes data to path with WriteAtomic.
 func WriteFileAtomic(path string, data []byte) error {

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cuzk/cuzk/core/filekind"
+)
+
+// fileReport is one file of cuzk info --json.
+type fileReport struct {
+	Path        string           `json:"path"`
+	Kind        string           `json:"kind"`
+	Description string           `json:"description"`
+	Size        int64            `json:"size"`
+	Field       string           `json:"field,omitempty"`
+	Version     int              `json:"version,omitempty"`
+	Counts      map[string]int64 `json:"counts,omitempty"`
+	Points      map[string]int64 `json:"points,omitempty"`
+	Problems    []string         `json:"problems,omitempty"`
+	Error       string           `json:"error,omitempty"`
+}
+
+// runInfo says what each file is (filekind.Sniff) and its sizes. It fails
+// (bad input) when a file cannot be read; a file of no known kind is
+// reported as such.
+func runInfo(args []string, stdout io.Writer) error {
+	fs := flags("info")
+	asJSON := fs.Bool("json", false, "print a JSON array, one object per file (kind, sizes, counts, problems)")
+	paths, err := parseOperands(fs, args, "FILE...")
+	if err != nil {
+		return err
+	}
+	var reports []fileReport
+	var failed []string
+	for _, path := range paths {
+		info, err := filekind.SniffFile(path)
+		if err != nil {
+			failed = append(failed, path)
+			reports = append(reports, fileReport{Path: path, Error: err.Error()})
+			if !*asJSON {
+				fmt.Fprintf(progressOut, "cuzk info: %v\n", err)
+			}
+			continue
+		}
+		if *asJSON {
+			reports = append(reports, report(path, info))
+			continue
+		}
+		printInfo(stdout, path, info)
+	}
+	if *asJSON {
+		js, _ := json.MarshalIndent(reports, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", js)
+	}
+	if len(failed) > 0 {
+		return inputErr(fmt.Errorf("%d of %d files could not be read", len(failed), len(paths)))
+	}
+	return nil
+}
+
+func report(path string, info filekind.Info) fileReport {
+	r := fileReport{Path: path, Kind: info.Kind.ID(), Description: info.Kind.String(), Size: info.Size,
+		Field: info.Field, Version: info.Version, Problems: info.Problems}
+	for _, c := range info.Counts {
+		if r.Counts == nil {
+			r.Counts = map[string]int64{}
+		}
+		r.Counts[c.Name] = c.N
+	}
+	for _, c := range info.Points {
+		if r.Points == nil {
+			r.Points = map[string]int64{}
+		}
+		r.Points[c.Name] = c.N
+	}
+	return r
+}
+
+// printInfo writes a file's description: its kind, then one line a
+// property.
+func printInfo(w io.Writer, path string, info filekind.Info) {
+	fmt.Fprintf(w, "%s: %s\n", path, info.Kind)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  size\t%s\n", human(info.Size))
+	if info.Field != "" {
+		fmt.Fprintf(tw, "  field\t%s\n", info.Field)
+	}
+	if info.Version != 0 {
+		fmt.Fprintf(tw, "  version\t%d\n", info.Version)
+	}
+	for _, c := range info.Counts {
+		fmt.Fprintf(tw, "  %s\t%d\n", c.Name, c.N)
+	}
+	if len(info.Points) > 0 {
+		var pts []string
+		for _, p := range info.Points {
+			pts = append(pts, fmt.Sprintf("%s %d", p.Name, p.N))
+		}
+		fmt.Fprintf(tw, "  points\t%s\n", strings.Join(pts, ", "))
+	}
+	for _, p := range info.Problems {
+		fmt.Fprintf(tw, "  problem\t%s\n", p)
+	}
+	if info.Kind == filekind.Unknown {
+		if head := firstBytes(path, 16); head != "" {
+			fmt.Fprintf(tw, "  starts with\t%s\n", head)
+		}
+	}
+	tw.Flush()
+}
+
+// firstBytes returns the first n bytes of path in hex, for a file of no
+// known kind (a magic number says what it is to a person who knows it).
+func firstBytes(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, _ := io.ReadFull(f, buf)
+	return fmt.Sprintf("% x", buf[:k])
+}
+
+// human writes a byte count with a binary unit beside it: "9586980864
+// bytes (8.93 GiB)".
+func human(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, u := float64(n)/1024, 0
+	for v >= 1024 && u < len(units)-1 {
+		v, u = v/1024, u+1
+	}
+	return fmt.Sprintf("%d bytes (%.3g %s)", n, v, units[u])
+}

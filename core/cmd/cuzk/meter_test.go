@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/cuzk/cuzk/core/progress"
+)
+
+// openPTY allocates a pseudo-terminal: the master end the test reads, the
+// slave end the command writes to as its stderr.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	fd := int(master.Fd())
+	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0)) // unlock
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	require.NoError(t, err)
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	return master, slave
+}
+
+// drain reads r to its end in the background; wait returns what was read.
+func drain(r io.Reader) (wait func() string) {
+	var buf bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		io.Copy(&buf, r) // a pty master ends with EIO once the slave is closed
+		close(done)
+	}()
+	return func() string { <-done; return buf.String() }
+}
+
+// eager makes the meter draw every event at once, for the length of a
+// test: no delay before a stage is drawn, no period between lines.
+func eager(t *testing.T) {
+	d, r, p := liveDelay, liveRedraw, plainEvery
+	liveDelay, liveRedraw, plainEvery = 0, 0, 0
+	t.Cleanup(func() { liveDelay, liveRedraw, plainEvery = d, r, p })
+}
+
+// cliOn runs the command line with stderr on the given file, stdout in a
+// buffer; it returns the exit code and stdout.
+func cliOn(stderr *os.File, args ...string) (int, string) {
+	var out bytes.Buffer
+	code := run(args, &out, stderr)
+	return code, out.String()
+}
+
+// ansi matches the terminal controls the live line uses.
+var ansi = regexp.MustCompile("\r|\x1b\\[K")
+
+// TestProgressOnTerminal: on a pseudo-terminal, setup and prove draw one
+// live line redrawn in place (\r, erase to the end of the line), and each
+// stage drawn ends with a line of its own; the printed times name the
+// parameter load and its validation as stages of their own.
+func TestProgressOnTerminal(t *testing.T) {
+	eager(t)
+	p := generated(t)
+	master, slave := openPTY(t)
+	defer master.Close()
+	read := drain(master)
+	require.NoError(t, os.WriteFile(p("rec.toml"), []byte("[srs]\nvalidation_record_dir = '"+p("rec")+"'\n"), 0o644))
+	code, setupOut := cliOn(slave, "setup", "--r1cs", p("c.r1cs"), "--out", p("d.params"), "--config", p("rec.toml"))
+	require.Equal(t, 0, code)
+	// an empty record: the prove checks every point, reported as it goes
+	require.NoError(t, os.RemoveAll(p("rec")))
+	code, proveOut := cliOn(slave, "prove", "--params", p("d.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("d.bin"), "--config", p("rec.toml"))
+	require.Equal(t, 0, code)
+	slave.Close()
+	tty := read()
+
+	require.Contains(t, tty, "\r", "redrawn in place")
+	require.Contains(t, tty, "\x1b[K", "the rest of the line erased")
+	require.NotContains(t, tty, "cuzk: setup", "no plain lines on a terminal")
+	for _, want := range []string{
+		"\rsetup  ", " points ",
+		"setup: done, ", "\rload params: subgroup  ",
+		"load params: subgroup: done, ", "\rprove  msm h  ", "/7 stages",
+		"prove: done, 7 stages in ",
+	} {
+		require.Contains(t, tty, want)
+	}
+	// Each line of the terminal is live lines redrawn in place, then a
+	// stage's last line: the text after the last \r is that line.
+	for _, line := range strings.Split(strings.TrimSuffix(tty, "\r\n"), "\r\n") {
+		shown := line[strings.LastIndex(line, "\r")+1:]
+		require.Regexp(t, `^[a-z :]+: done(, [0-9.]+k? [a-z]+)? in [0-9.]+m?s( \(.*/s\))?\x1b\[K$`, shown, "%q", line)
+	}
+	require.Contains(t, setupOut, "\n  setup ")
+	require.Regexp(t, `\n  load params +\S+ +\S+%  \S+, decoded with curve checks\n`, proveOut)
+	require.Regexp(t, `\n  validate params +\S+ +\S+%  subgroup check of every point`, proveOut)
+	require.Regexp(t, `\n  prove +\S+ +\S+%\n`, proveOut)
+	require.NotContains(t, proveOut, "\r")
+
+	// --quiet draws nothing.
+	master, slave = openPTY(t)
+	defer master.Close()
+	read = drain(master)
+	code, _ = cliOn(slave, "prove", "--quiet", "--params", p("d.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("d.bin"), "--config", p("rec.toml"))
+	require.Equal(t, 0, code)
+	code, _ = cliOn(slave, "setup", "--quiet", "--r1cs", p("c.r1cs"), "--out", p("d.params"))
+	require.Equal(t, 0, code)
+	slave.Close()
+	require.Empty(t, read())
+}
+
+// TestProgressInPipe: with stderr a pipe, the progress is plain lines,
+// no terminal controls; --quiet silences them.
+func TestProgressInPipe(t *testing.T) {
+	eager(t)
+	p := generated(t)
+	// a record of its own, empty: the parameters' subgroup check runs
+	require.NoError(t, os.WriteFile(p("rec.toml"), []byte("[srs]\nvalidation_record_dir = '"+p("rec")+"'\n"), 0o644))
+	for _, quiet := range []bool{false, true} {
+		require.NoError(t, os.RemoveAll(p("rec")))
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		read := drain(r)
+		args := []string{"bench", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--proofs", "2", "--partitions", "3", "--config", p("rec.toml")}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		code, out := cliOn(w, args...)
+		require.Equal(t, 0, code, out)
+		w.Close()
+		got := read()
+		r.Close()
+		require.Contains(t, out, "verified 2/2 proofs")
+		require.Contains(t, out, "the run, by stage")
+		if quiet {
+			require.Empty(t, got)
+			continue
+		}
+		require.False(t, ansi.MatchString(got), "terminal controls in a pipe: %q", got)
+		require.Regexp(t, `cuzk: load params: subgroup  \d+%  \d+/\S+ points  `, got)
+		require.Contains(t, got, "cuzk: load params: subgroup: done, ")
+		require.Regexp(t, `cuzk: prove  \d+%  [1-6]/6 partitions  `, got)
+		require.Contains(t, got, "cuzk: prove: done, 6 partitions in ")
+		for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			require.True(t, strings.HasPrefix(line, "cuzk: "), "%q", line)
+		}
+	}
+}
+
+// TestRender checks a running stage's line against figures worked out by
+// hand: 50 of 200 points in 10 s is 5 points/s, 150 left take 30 s.
+func TestRender(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &stageState{name: "setup", step: "h", done: 50, total: 200, unit: progress.Points, start: t0}
+	require.Equal(t, "setup  h  25%  50/200 points  5 points/s  ETA 30s  10s", s.render(t0.Add(10*time.Second)))
+	require.Equal(t, "setup: done, 50 points in 10s (5 points/s)", s.final(t0.Add(10*time.Second)))
+	b := &stageState{name: "load params: decode", done: 3 << 30, total: 12 << 30, unit: progress.Bytes, start: t0}
+	require.Equal(t, "load params: decode  25%  3GiB/12GiB  1GiB/s  ETA 9s  3s", b.render(t0.Add(3*time.Second)))
+	p := &stageState{name: "prove", step: "msm l", done: 3, total: 7, unit: progress.Stages, start: t0}
+	require.Equal(t, "prove  msm l  42%  3/7 stages  1.5s", p.render(t0.Add(1500*time.Millisecond)))
+	require.Equal(t, "1.23M", qty(1234567, progress.Points))
+	require.Equal(t, "32.9MiB", qty(34541976, progress.Bytes))
+}

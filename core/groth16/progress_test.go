@@ -1,0 +1,51 @@
+package groth16
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/progress"
+	"github.com/cuzk/cuzk/core/synthetic"
+)
+
+// TestProgress: the setup counts every point of the key it returns, the
+// query being computed named; a proof reports each of its stages begun and
+// ended, in the order of its report, up to all of them.
+func TestProgress(t *testing.T) {
+	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 9, DenseFraction: 0.5, Seed: 4})
+	require.NoError(t, err)
+	var setup []progress.Event
+	pk, err := SetupWith(cs, 2, SetupOptions{Progress: func(e progress.Event) { setup = append(setup, e) }})
+	require.NoError(t, err)
+	points := int64(len(pk.IC) + len(pk.L) + len(pk.H) + len(pk.A) + len(pk.BG1) + len(pk.BG2))
+	require.NotEmpty(t, setup)
+	steps := map[string]bool{}
+	for i, e := range setup {
+		require.Equal(t, StageSetup, e.Stage)
+		require.Equal(t, progress.Points, e.Unit)
+		require.Equal(t, points, e.Total)
+		if i > 0 {
+			require.GreaterOrEqual(t, e.Done, setup[i-1].Done)
+		}
+		steps[e.Step] = true
+	}
+	require.Equal(t, points, setup[len(setup)-1].Done)
+	require.Equal(t, map[string]bool{"ic": true, "l": true, "h": true, "a": true, "b_g1": true, "b_g2": true}, steps)
+
+	var prove []progress.Event
+	_, rep, err := Prove(pk, cs, w, Options{Progress: func(e progress.Event) { prove = append(prove, e) }})
+	require.NoError(t, err)
+	// each stage of the report (but "other", the remainder) begun then
+	// ended: Done counts the stages ended before each event
+	var want []progress.Event
+	for i, s := range rep.Stages {
+		if s.Name == StageOther {
+			continue
+		}
+		want = append(want, progress.Event{Stage: StageProve, Step: s.Name, Done: int64(i), Total: 7, Unit: progress.Stages},
+			progress.Event{Stage: StageProve, Step: s.Name, Done: int64(i + 1), Total: 7, Unit: progress.Stages})
+	}
+	require.Len(t, want, 14)
+	require.Equal(t, want, prove)
+}
