@@ -116,9 +116,10 @@ func (r *Report) Duration(name string) time.Duration {
 
 // timed runs fn as the stage name and records its time.
 func (r *Report) timed(name string, fn func() (msm.Stats, error)) error {
+	r.tell(name)
 	start := time.Now()
 	st, err := fn()
-	r.Stages = append(r.Stages, Stage{Name: name, Duration: time.Since(start), MSM: st})
+	r.add(Stage{Name: name, Duration: time.Since(start), MSM: st})
 	return err
 }
 
