@@ -25,14 +25,12 @@ extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* 
         return fail(err, errlen, 1, "msm_pool and profile are 0 or 1, reserved is 0");
     if (int rc = check_device(dev, err, errlen)) return rc;
     cuzk::device_state& s = cuzk::state(dev);
-    bool trim;
-    {
-        std::lock_guard<std::mutex> g(s.mu);
-        trim = s.opt.msm_pool && !o->msm_pool;
-        s.opt = *o;
-        s.peak = cuzk::held_locked(s);  // the peak counts from the options in force
-    }
-    if (trim) cuzk::trim_pool();  // the pool's idle memory goes back with the pool
+    // The pool's idle memory goes back when the pool is turned off or a cap
+    // is set (what earlier MSMs left there would count against the cap).
+    if ((!o->msm_pool || o->max_device_memory) && s.opt.msm_pool) cuzk::trim_pool();
+    std::lock_guard<std::mutex> g(s.mu);
+    s.opt = *o;
+    s.peak = cuzk::held_locked(s);  // the peak counts from the options in force
     return 0;
 }
 

@@ -97,10 +97,11 @@ type GPUs struct {
 	// choose (CUDASearch: CUZK_CUDA_LIB, else beside libcuzk.so), and
 	// none found means no GPU backend.
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
-	// MaxDeviceMemory caps what cuzk holds on each GPU (resident points,
-	// scalars, MSM and NTT scratch, stream buffers): a size ("16GiB"), a
-	// share of the card ("0.5"), or "" for what is free when the engine
-	// starts less a margin (DeviceMemoryMargin). Point sets that do not fit
+	// MaxDeviceMemory caps what cuzk's process uses on each GPU: a size
+	// ("16GiB"), a share of the card ("0.5"), or "" for what is free when
+	// the engine starts. DeviceMemoryMargin of it is left for the CUDA
+	// context; cuzk's own allocations (resident points, scalars, MSM and
+	// NTT scratch, stream buffers) keep within the rest. Point sets that do not fit
 	// are streamed from page-locked host memory; a partition that cannot
 	// run even so is refused at once.
 	MaxDeviceMemory string `toml:"max_device_memory" json:"max_device_memory"`
@@ -110,29 +111,35 @@ type GPUs struct {
 	MSMPool bool `toml:"msm_pool" json:"msm_pool"`
 }
 
-// DeviceMemoryMargin is what the default gpus.max_device_memory leaves of
-// a GPU's free memory: the CUDA context's own allocations and the
-// kernels' launch buffers are not counted by the cap.
+// DeviceMemoryMargin is what cuzk leaves for the CUDA context of its
+// process: the context itself and the kernels' local memory, which the
+// driver reserves beside cuzk's own allocations (~1.1 GiB before the first
+// kernel on the H200, and more after: a 6 GiB cap by cuzk's count measured
+// 6.65 GiB in use by NVML, BENCHMARKS.md). The default
+// gpus.max_device_memory is the GPU's free memory less the margin; a
+// given cap counts the context too, so cuzk's own allocations get the cap
+// less the margin.
 const DeviceMemoryMargin = 1 * GiB
 
 // DeviceMemoryCap resolves gpus.max_device_memory for a GPU with total and
-// free bytes.
+// free bytes into the bytes cuzk's own allocations may hold.
 func DeviceMemoryCap(s string, total, free uint64) (uint64, error) {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		if free <= uint64(DeviceMemoryMargin) {
-			return 0, fmt.Errorf("config: gpus.max_device_memory: the GPU has %s free, less than the %s margin", Size(free), DeviceMemoryMargin)
+	limit := free
+	if s != "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 && !strings.ContainsAny(s, "eE") {
+			limit = uint64(f * float64(total))
+		} else if v, err := ParseSize(s); err == nil && v > 0 {
+			limit = uint64(v)
+		} else {
+			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size (\"16GiB\"), a share of the card in (0, 1], or \"\"", s)
 		}
-		return free - uint64(DeviceMemoryMargin), nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 && !strings.ContainsAny(s, "eE") {
-		return uint64(f * float64(total)), nil
+	if limit <= uint64(2*DeviceMemoryMargin) {
+		return 0, fmt.Errorf("config: gpus.max_device_memory: %s leaves nothing beside the %s for the CUDA context (want more than %s)",
+			Size(limit), DeviceMemoryMargin, 2*DeviceMemoryMargin)
 	}
-	v, err := ParseSize(s)
-	if err != nil || v == 0 {
-		return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size (\"16GiB\"), a share of the card in (0, 1], or \"\"", s)
-	}
-	return uint64(v), nil
+	return limit - uint64(DeviceMemoryMargin), nil
 }
 
 // Synthesis configures witness → a, b, c.

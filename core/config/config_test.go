@@ -204,3 +204,27 @@ func TestLoggingLevel(t *testing.T) {
 	}
 	require.Equal(t, slog.LevelInfo, Default().Logging.SlogLevel())
 }
+
+// gpus.max_device_memory: a size or a share of the card, or the free
+// memory; the CUDA context's margin comes off each, and a cap that leaves
+// nothing beside it is refused.
+func TestDeviceMemoryCap(t *testing.T) {
+	const total, free = 80 * uint64(GiB), 70 * uint64(GiB)
+	m := uint64(DeviceMemoryMargin)
+	for in, want := range map[string]uint64{
+		"": free - m, "16GiB": 16*uint64(GiB) - m, " 24GiB ": 24*uint64(GiB) - m, "0.5": total/2 - m, "1": total - m,
+	} {
+		got, err := DeviceMemoryCap(in, total, free)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"abc", "-1", "0", "2GiB", "1.5", "1e9"} {
+		_, err := DeviceMemoryCap(in, total, free)
+		require.ErrorContains(t, err, "gpus.max_device_memory", in)
+	}
+	_, err := DeviceMemoryCap("", total, 2*uint64(GiB))
+	require.ErrorContains(t, err, "CUDA context")
+	c := Default()
+	c.GPUs.MaxDeviceMemory = "lots"
+	require.ErrorContains(t, c.Validate(), "gpus.max_device_memory")
+}
