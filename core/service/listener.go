@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cuzk/cuzk/core/engine"
 )
 
 // listener is metrics.listen's HTTP server: GET /metrics (the Prometheus
@@ -95,4 +98,23 @@ func (s *Service) ListenAddr() string {
 		return ""
 	}
 	return s.http.ln.Addr().String()
+}
+
+// ServeEngine serves an engine run without the service (the CLI's bench,
+// a Go host) on addr as metrics.listen does: GET /metrics with the Go and
+// process collectors and cuzk_build_info beside the engine's metrics, and
+// GET /status. It returns the address bound (port 0 takes a free one) and
+// a function that stops the server.
+func ServeEngine(addr string, e *engine.Engine, version string, log *slog.Logger) (bound string, stop func(), err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfo{&Service{version: version}})
+	l, err := listen(addr, e.StatusJSON, prometheus.Gatherers{reg, e.Registry()}, log)
+	if err != nil {
+		return "", nil, err
+	}
+	return l.ln.Addr().String(), l.close, nil
 }

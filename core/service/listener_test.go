@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/engine"
 	"io"
 	"net"
 	"net/http"
@@ -256,4 +257,31 @@ func TestListenerFollowsConfiguration(t *testing.T) {
 	s.Close()
 	require.Empty(t, s.ListenAddr())
 	require.True(t, refused(third))
+}
+
+// An engine run without the service (the CLI's bench, a Go host) is served
+// the same way: its status JSON and its metrics with the Go, process and
+// build-info collectors, promlint-clean; stop closes the listener.
+func TestServeEngine(t *testing.T) {
+	e, err := engine.New(config.Default(), engine.Options{})
+	require.NoError(t, err)
+	defer e.Close()
+	addr, stop, err := ServeEngine("127.0.0.1:0", e, "9.9.9-test", nil)
+	require.NoError(t, err)
+	code, ctype, body := get(t, addr, "/status")
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, "application/json", ctype)
+	doc := wiretest.JSON(t, body)
+	require.Equal(t, []any{}, wiretest.Get(t, doc, "jobs"))
+	code, _, body = get(t, addr, "/metrics")
+	require.Equal(t, http.StatusOK, code)
+	wiretest.Prometheus(t, string(body))
+	for _, m := range []string{"go_goroutines", "process_resident_memory_bytes", `cuzk_build_info{goversion=`, `version="9.9.9-test"`} {
+		require.Contains(t, string(body), m)
+	}
+	stop()
+	_, err = http.Get("http://" + addr + "/status")
+	require.Error(t, err, "stopped")
+	_, _, err = ServeEngine(addr+"x", e, "", nil)
+	require.ErrorContains(t, err, "metrics.listen")
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
 
@@ -89,6 +90,14 @@ func runBench(args []string, stdout io.Writer) error {
 		return inputErr(err)
 	}
 	defer e.Close()
+	if cfg.Metrics.Listen != "" {
+		addr, stop, err := service.ServeEngine(cfg.Metrics.Listen, e, version, nil)
+		if err != nil {
+			return inputErr(err)
+		}
+		defer stop()
+		fmt.Fprintf(stdout, "bench: serving /metrics and /status on http://%s\n", addr)
+	}
 
 	fmt.Fprintf(stdout, "bench: %d proofs × %d partitions of %d constraints (domain 2^%d, %d aux), concurrency %d, %d core(s)\n",
 		*proofs, *parts, cs.NumConstraints, log2(cs.DomainSize()), cs.NumAux, *conc, config.Threads(0))
