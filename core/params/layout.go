@@ -12,9 +12,6 @@ type Layout struct {
 	VerifyingKeyOnly bool
 }
 
-// vkPointsSize is the bytes of the verifying key's six points.
-const vkPointsSize = 3*G1Uncompressed + 3*G2Uncompressed
-
 // DecodeLayout reads the layout of a parameter file or .vk held in data.
 // Besides the sizes it checks the flag bits of the verifying key's points
 // (uncompressed, finite or a well-formed infinity), so that another file

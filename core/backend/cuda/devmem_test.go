@@ -23,7 +23,6 @@ type cappedStore struct {
 	cap, fixed uint64
 	live, peak uint64
 	refused    int
-	held       uint64 // a partition's other vectors (aux, selected A and B) while its MSMs run
 	pinned     int
 }
 
