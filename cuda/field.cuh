@@ -4,19 +4,15 @@
 //
 // Multiplication is CIOS (Koç, Acar, Kaliski, "Analyzing and comparing
 // Montgomery multiplication algorithms", 1996) written as PTX carry chains:
-// per limb of b, one chain adds the low halves of a·b_i, one the high halves
-// one limb up, and two more do the same for m·p — 4N multiply-adds a limb,
-// the instruction count of schoolbook multiplication plus reduction. Both
-// moduli leave spare bits (p < 2^381, r < 2^255), which bounds the running
-// value below 2^(32(N+1)) so N+1 words hold it.
+// per limb b_i, one chain adds the products a_j·b_i of the even j (low and
+// high halves into an aligned register pair), an independent one those of
+// the odd j, and two more do the same for m·p (mont_mul below) — 4N
+// multiply-adds a limb, the instruction count of schoolbook multiplication
+// plus reduction. Both moduli leave spare bits (p < 2^381, r < 2^255),
+// which bounds the running value below 2^(32(N+1)) so N+1 words hold it.
 //
 // The carry primitives have a host emulation, so cuda/hosttest.cpp checks
 // this exact code with g++ on machines without a GPU (make test runs it).
-// The default splits each row into even-limb and odd-limb accumulators (two
-// independent chains) whose register pairs stay aligned (below);
-// CUZK_EVENODD_MUL selects kernel v6's even/odd version, CUZK_SERIAL_MUL
-// v5's single chain, CUZK_PLAIN_MUL the C version with 64-bit products (all
-// kept for comparisons on the GPU).
 #pragma once
 #include <stdint.h>
 
@@ -27,18 +23,6 @@
 #define __noinline__ __attribute__((noinline))
 #define __constant__
 #define __align__(n) alignas(n)
-#endif
-
-// Kernel v8's defaults (session 5, cuda/NOTES.md: the G1 MSM at 2^24
-// 155.5 → 141.7 ms on the H200, its accumulation 131 → 120 ms): the G1
-// accumulation's coordinates kept below 2p (CUZK_LAZY, curve.cuh) and the
-// dedicated Fp squaring (CUZK_SQR, below). -DCUZK_EAGER and -DCUZK_NO_SQR
-// build kernel v7's (both: `v7` in cuda/run-device.sh).
-#if !defined(CUZK_EAGER) && !defined(CUZK_LAZY)
-#define CUZK_LAZY 1
-#endif
-#if !defined(CUZK_NO_SQR) && !defined(CUZK_SQR)
-#define CUZK_SQR 1
 #endif
 
 template <int N>
@@ -117,7 +101,6 @@ __device__ __forceinline__ void reduce_once(uint32_t* r, const uint32_t* t, cons
     for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];
 }
 
-#if !defined(CUZK_EVENODD_MUL) && !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
 // The chains of one row of the aligned product below (and of its squaring):
 // T[i + j] += x_j·y as 64-bit pairs for even j, the carry into T[i + N] ...
 template <int N>
@@ -175,20 +158,23 @@ __device__ __forceinline__ void mont_reduce_row(uint32_t* T, uint32_t* U, int i,
     c0 = cc::addc(0, 0);
 }
 
-// The default since kernel v7 (session 4, cuda/NOTES.md: the G1 MSM at 2^24
-// 212 → 168 ms on the H200, its accumulation 185 → 146 ms): the even/odd
-// product below with its two accumulators indexed by absolute limb (P[k],
-// Q[k] both weigh 2^(32k), divided by 2^(32i) after row i), P
-// taking every pair that starts at an even limb and Q every pair that starts
-// at an odd one: row i's even-j products go to P when i is even, to Q when
-// it is odd, and the odd-j products the other way. A 64-bit multiply-add
-// writes an aligned register pair, and here each array's pairs are the same
-// in every row; in v6's version X's pairs shift by one limb a row,
-// and its SASS (sm_80) spends ~5,700 moves on realigning them in the
-// accumulation kernel, beside ~6,600 wide multiply-adds.
-// Lazy (CUZK_LAZY, the default since v8, curve.cuh): the result is left below
-// 2p, without the final subtraction, for inputs below 2p — (a·b + m·p)/R <
-// (4p² + R·p)/R < 2p because 4p < R = 2^(32N) for both moduli.
+// The product: per row i (one limb of b), a·b_i and then m·p (mont_reduce_row)
+// added into two accumulators indexed by absolute limb (P[k], Q[k] both
+// weigh 2^(32k), divided by 2^(32i) after row i), P taking every pair that
+// starts at an even limb and Q every pair that starts at an odd one: row
+// i's even-j products go to P when i is even, to Q when it is odd, and the
+// odd-j products the other way. Two accumulators make two independent carry
+// chains a row where one would serialise them (the G1 accumulation at 2^24
+// 262 → 185 ms on the H200, cuda/NOTES.md). A 64-bit multiply-add writes an
+// aligned register pair, and here each array's pairs are the same in every
+// row; with the accumulators indexed from the row's first limb instead, the
+// pairs shift by one limb a row, and the SASS (sm_80) spends ~5,700 moves on
+// realigning them in the accumulation kernel, beside ~6,600 wide
+// multiply-adds (aligned: the G1 MSM at 2^24 212 → 168 ms on the H200, its
+// accumulation 185 → 146 ms).
+// Lazy (the bucket accumulation's fl_mul, curve.cuh): the result is left
+// below 2p, without the final subtraction, for inputs below 2p — (a·b +
+// m·p)/R < (4p² + R·p)/R < 2p because 4p < R = 2^(32N) for both moduli.
 template <int N, bool Lazy = false>
 __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
                                              uint32_t pinv) {
@@ -210,10 +196,9 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
     }
     return mont_finish<N, Lazy>(P, Q, c0, p);
 }
-#define CUZK_HAS_LAZY_MUL 1
 
-// Squaring (CUZK_SQR, the default since v8, curve.cuh), the product above with
-// each cross product a_i·a_j (i < j) formed once: row i multiplies a_i by
+// Squaring (f_sqr and fl_sqr, curve.cuh), the product above with each
+// cross product a_i·a_j (i < j) formed once: row i multiplies a_i by
 // a_i (limb 2i), by e_(i+1) = a_(i+1)·2 mod 2^32 (limb 2i + 1) and by
 // d_j = a_j·2 mod 2^32 + the top bit of a_(j−1) (limb i + j, j ≥ i + 2):
 // 2·Σ_(j>i) a_j·2^(32j) = e_(i+1)·2^(32(i+1)) + Σ_(j≥i+2) d_j·2^(32j), as
@@ -221,7 +206,10 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
 // N², then the same reduction rows (limb i is complete at row i: the rows
 // before wrote limbs 2i'..i' + N + 1 only, inside the product's ranges).
 // The carry c0 of the row before enters the reduction's odd chain, which
-// starts at limb i here.
+// starts at limb i here. For Fp, 78 products instead of 144: the
+// accumulation kernel's wide multiply-adds (sm_80 SASS) 6,632 → 6,170, and
+// with the lazy accumulation (curve.cuh) the G1 MSM at 2^24 155.5 → 141.7 ms
+// on the H200 (cuda/NOTES.md; each alone not measured).
 template <int N, bool Lazy = false>
 __device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* p, uint32_t pinv) {
     static_assert(N % 2 == 0, "even limb count");
@@ -267,153 +255,6 @@ __device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* 
     }
     return mont_finish<N, Lazy>(P, Q, c0, p);
 }
-#elif !defined(CUZK_SERIAL_MUL) && !defined(CUZK_PLAIN_MUL)
-// Kernel v6's multiplier (-DCUZK_EVENODD_MUL; cuda/NOTES.md: the G1
-// accumulation 262 → 185 ms at 2^24; -DCUZK_SERIAL_MUL selects v5's version
-// below): the same CIOS
-// with the products of even-indexed and of odd-indexed limbs in two
-// accumulators X and Y. The lo and hi halves of a_j·b_i land on limbs j
-// and j+1, so the even j fill X's limbs 0..N−1 once each and the odd j
-// fill Y's limbs 1..N once each: one carry chain per accumulator, and the
-// two chains are independent (the current version's hi chain waits on its
-// lo chain). The value is X + Y; its low limb X[0] + Y[0] picks m, and
-// after m·p that limb sum is 0 or 2^32: the carry c0 enters the next
-// iteration at Y[0], which no product touches.
-template <int N>
-__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
-                                             uint32_t pinv) {
-    static_assert(N % 2 == 0, "even limb count");
-    // Iteration i works on limbs i.. of X and Y: dividing by 2^32 is a
-    // change of base index, not a move (the loops are unrolled, so the
-    // arrays are registers).
-    uint32_t X[2 * N + 1], Y[2 * N + 2];
-#pragma unroll
-    for (int k = 0; k < 2 * N + 2; k++) {
-        if (k <= 2 * N) X[k] = 0;
-        Y[k] = 0;
-    }
-    uint32_t c0 = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        uint32_t* x = X + i;
-        uint32_t* y = Y + i;
-        const uint32_t bi = b.v[i];
-        // x += Σ_{j even} a_j·b_i·2^(32j)
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            x[j] = j ? cc::madc_lo_cc(a.v[j], bi, x[j]) : cc::mad_lo_cc(a.v[j], bi, x[j]);
-            x[j + 1] = cc::madc_hi_cc(a.v[j], bi, x[j + 1]);
-        }
-        x[N] = cc::addc(x[N], 0);
-        // y += c0 + Σ_{j odd} a_j·b_i·2^(32j)
-        y[0] = cc::add_cc(y[0], c0);
-#pragma unroll
-        for (int j = 1; j < N; j += 2) {
-            y[j] = cc::madc_lo_cc(a.v[j], bi, y[j]);
-            y[j + 1] = cc::madc_hi_cc(a.v[j], bi, y[j + 1]);
-        }
-        y[N + 1] = cc::addc(y[N + 1], 0);
-        // m·p, m making the low limb 0 mod 2^32
-        const uint32_t m = (x[0] + y[0]) * pinv;
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            x[j] = j ? cc::madc_lo_cc(m, p[j], x[j]) : cc::mad_lo_cc(m, p[j], x[j]);
-            x[j + 1] = cc::madc_hi_cc(m, p[j], x[j + 1]);
-        }
-        x[N] = cc::addc(x[N], 0);
-#pragma unroll
-        for (int j = 1; j < N; j += 2) {
-            y[j] = j > 1 ? cc::madc_lo_cc(m, p[j], y[j]) : cc::mad_lo_cc(m, p[j], y[j]);
-            y[j + 1] = cc::madc_hi_cc(m, p[j], y[j + 1]);
-        }
-        y[N + 1] = cc::addc(y[N + 1], 0);
-        // x[0] + y[0] is 0 or 2^32: its carry goes to the next limb
-        cc::add_cc(x[0], y[0]);
-        c0 = cc::addc(0, 0);
-    }
-    // r = X + Y + c0 from limb N on (< 2p < 2^(32N)); the flag is set to c0 first
-    uint32_t r[N];
-    cc::add_cc(c0, 0xffffffffu);
-#pragma unroll
-    for (int k = 0; k < N; k++) r[k] = cc::addc_cc(X[N + k], Y[N + k]);
-    felem<N> out;
-    reduce_once<N>(out.v, r, p);
-    return out;
-}
-#elif !defined(CUZK_PLAIN_MUL)
-template <int N>
-__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
-                                             uint32_t pinv) {
-    uint32_t t[N + 1];
-#pragma unroll
-    for (int i = 0; i <= N; i++) t[i] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        const uint32_t bi = b.v[i];
-        // t += a·b_i: low halves at limb j, high halves at limb j + 1
-        t[0] = cc::mad_lo_cc(a.v[0], bi, t[0]);
-#pragma unroll
-        for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(a.v[j], bi, t[j]);
-        t[N] = cc::addc(t[N], 0);
-        t[1] = cc::mad_hi_cc(a.v[0], bi, t[1]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(a.v[j], bi, t[j + 1]);
-        t[N] = cc::madc_hi(a.v[N - 1], bi, t[N]);
-        // t += m·p with m chosen so that t ≡ 0 mod 2^32, then t /= 2^32
-        const uint32_t m = t[0] * pinv;
-        t[0] = cc::mad_lo_cc(m, p[0], t[0]);  // 0, carry out
-#pragma unroll
-        for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, p[j], t[j]);
-        t[N] = cc::addc(t[N], 0);
-        t[1] = cc::mad_hi_cc(m, p[0], t[1]);
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, p[j], t[j + 1]);
-        t[N] = cc::madc_hi(m, p[N - 1], t[N]);
-#pragma unroll
-        for (int j = 0; j < N; j++) t[j] = t[j + 1];
-        t[N] = 0;
-    }
-    felem<N> r;
-    reduce_once<N>(r.v, t, p);  // t < 2p < 2^(32N)
-    return r;
-}
-#else
-template <int N>
-__device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& b, const uint32_t* p,
-                                             uint32_t pinv) {
-    uint32_t t[N + 2];
-#pragma unroll
-    for (int i = 0; i < N + 2; i++) t[i] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        uint64_t c = 0;
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            uint64_t s = (uint64_t)a.v[j] * b.v[i] + t[j] + c;
-            t[j] = (uint32_t)s;
-            c = s >> 32;
-        }
-        uint64_t s = (uint64_t)t[N] + c;
-        t[N] = (uint32_t)s;
-        t[N + 1] = (uint32_t)(s >> 32);
-        uint32_t m = t[0] * pinv;
-        s = (uint64_t)m * p[0] + t[0];
-        c = s >> 32;
-#pragma unroll
-        for (int j = 1; j < N; j++) {
-            s = (uint64_t)m * p[j] + t[j] + c;
-            t[j - 1] = (uint32_t)s;
-            c = s >> 32;
-        }
-        s = (uint64_t)t[N] + c;
-        t[N - 1] = (uint32_t)s;
-        t[N] = t[N + 1] + (uint32_t)(s >> 32);
-    }
-    felem<N> r;
-    reduce_once<N>(r.v, t, p);
-    return r;
-}
-#endif
 
 // a + b mod p for a, b < p (a + b < 2p < 2^(32N): no carry out).
 template <int N>

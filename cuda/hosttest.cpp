@@ -21,8 +21,8 @@
 //              count, count affine points -> count bytes, 1 in the subgroup
 //   op 19      subgroup.cuh's constants -> β, ψ's x factor (imaginary
 //              part), ψ's y factor (real, imaginary): 48 bytes each
-//   op 13      the accumulation's Fp operations (fl_*; with -DCUZK_LAZY on
-//              values below 2p): a, b (48 bytes each) -> a·b, a², a + b,
+//   op 13      the accumulation's Fp operations (fl_*, on values below
+//              2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
 // Build: g++ -O1 -std=c++17 -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>

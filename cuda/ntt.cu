@@ -83,8 +83,8 @@ __global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
 // x[i] *= base^i · c (use_pow: coset shifts) or c (scalings). Each of the
 // T threads scales the POW_RUN elements t, t + T, t + 2T, ... (coalesced),
 // starting from base^t · c and stepping by base^T: ~4 products an element
-// instead of the ~37 of a square-and-multiply per element (at 2^24 that
-// was ~3-6 ms of products a coset scaling by counting, and h has four).
+// instead of the ~37 of a square-and-multiply per element (at 2^24 those
+// are ~3-6 ms of products a coset scaling by counting, and h has four).
 const size_t POW_RUN = 32;
 
 __global__ void k_powscale(fr_t* x, size_t n, size_t T, fr_t base, fr_t c, int use_pow) {

@@ -5,33 +5,22 @@
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
 # under $OUT.
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
-#                             [evenodd] [serialmul] [blocks3] [v7] [eager]
-#                             [nosqr] [sub512] [msmvariant]
-#                             [nttvariant] [nopool] [sweep] [profile] [sanitize]
+#                             [sweep] [nopool] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
 # `engine` runs the bench command (bin/cuzk, carried from here) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
-# The experiments, each checked against the CPU and timed (cuda/NOTES.md):
-# `evenodd`, `serialmul`, `blocks3`, `v7`, `eager`, `nosqr` and `sub512`
-# build a second library (kernel v6's even/odd multiplier; v5's single
-# chain; the accumulation at 3 blocks a multiprocessor, 168 registers;
-# kernel v7, -DCUZK_EAGER -DCUZK_NO_SQR; the G1 accumulation's coordinates
-# kept canonical, -DCUZK_EAGER; squares by the multiplier, -DCUZK_NO_SQR;
-# cells of 512 pairs), check it (VARIANT_SIZES, default
-# 10,16,20) and time it (msm phases in the log), `sweep` times the G1 MSM
-# at 2^24 for each window size in SWEEP_C (default 15 17), `msmvariant` runs
-# CUZK_CUDA_MSM_VARIANT=1 (two accumulation chains a thread), `nopool`
-# CUZK_CUDA_MSM_POOL=0 (the MSM's scratch handed back after each MSM:
-# checks at VARIANT_SIZES, the MSM table, the 2^24 partition), `nttvariant`
-# CUZK_CUDA_NTT_VARIANT=$NTT_VARIANT (0, the default: one stage a pass;
-# 1: the first ten stages in shared memory): NTT and h checks, the table.
+# `sweep` times the G1 MSM at 2^24 for each window size in SWEEP_C (default
+# 15 17). `nopool` runs with CUZK_CUDA_MSM_POOL=0 (the msm_pool option off:
+# the MSM's scratch handed back after each MSM): checks at VARIANT_SIZES
+# (default 10,16,20), the MSM table, the 2^24 partition.
 # One call runs at most 10 minutes: split the steps over calls, carrying
-# build/libcuzk_cuda.so (and build/<variant>/libcuzk_cuda.so) from the first.
+# build/libcuzk_cuda.so from the first.
 # `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
 # kernel of a 2^PROFILE_LOG2 (default 24) G1 MSM: issue slots, stall
-# reasons, pipes, occupancy, into ncu.txt. `sanitize` runs the MSM, h and prep checks at 2^10 under
-# compute-sanitizer's memcheck (out-of-bounds and misaligned accesses).
+# reasons, pipes, occupancy, into ncu.txt. `sanitize` runs the MSM, h and
+# prep checks at 2^10 under compute-sanitizer's memcheck (out-of-bounds and
+# misaligned accesses).
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Logs come back packed in $OUT/logs.tgz (the tool returns at most 8 files).
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
@@ -40,14 +29,15 @@
 # CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
 # CUZK_CUDA_PARTITION_KEY=setup (a real development setup, ~1 min at 2^24:
 # the partition proofs are then verified; default: a tiled key),
-# CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C (window bits),
 # CUZK_CUDA_DEVICE_PREP=0 (the partition bench with the prep on the host;
-# gpus.device_prep = false in the engine), VARIANT_SIZES (the variant
-# libraries' correctness sizes). For the test binary run by hand:
+# gpus.device_prep = false in the engine), VARIANT_SIZES (the nopool
+# step's correctness sizes). The library reads no environment: the test
+# binary maps CUZK_CUDA_PROFILE=1 (MSM phase timing), CUZK_CUDA_MSM_C
+# (window bits) and CUZK_CUDA_MSM_POOL=0 onto its options
+# (cuzk_cuda_set_options). For the test binary run by hand:
 # CUZK_CUDA_BENCH_CPU=0 (bench tables without the CPU columns),
 # CUZK_CUDA_BENCH_G1=k (the G1 MSM table at 2^k only, no G2: window sweeps),
-# CUZK_CUDA_BENCH_CPU_MAX=k (the MSM tables' CPU column up to 2^k),
-# CUZK_CUDA_MSM_MAX_PAIRS (pairs an MSM pass may hold: forces passes).
+# CUZK_CUDA_BENCH_CPU_MAX=k (the MSM tables' CPU column up to 2^k).
 # The same timings as Go benchmarks, by kernel and size, without the
 # variables: ./build/cuda.test -test.run '^$' -test.bench 'NTT|H|MSMG1|MSMG2|Subgroup|Partition'
 # (e.g. -test.bench 'Partition/2\^24/dense=0.03/device-prep').
@@ -55,8 +45,9 @@ set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
 # The device tool brings back at most 8 files from $OUT: the logs travel in
-# one archive (logs.tgz; machine.txt stays beside it), the libraries alone.
+# one archive (logs.tgz; machine.txt stays beside it), the library alone.
 # Packed on exit, also when `timeout` stops the script.
+# shellcheck disable=SC2317  # run by the EXIT trap
 pack_logs() {
   local logs
   logs=$(cd "$out" && ls -- *.log ncu.txt 2>/dev/null)
@@ -75,33 +66,6 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvcc --version | tail -2
   nproc
 } 2>&1 | tee "$out/machine.txt"
-# Second libraries, for comparisons (cuda/field.cuh, cuda/msm.cuh): evenodd
-# is kernel v6's multiplier, serialmul v5's single chain (128 registers),
-# blocks3 the default with the accumulation at 3 blocks a multiprocessor,
-# v7 the kernel before the lazy accumulation and the dedicated squaring,
-# eager and nosqr each of the two taken back alone, sub512 cells of 512
-# sorted pairs instead of 256.
-variants="evenodd serialmul blocks3 v7 eager nosqr sub512"
-variant_flags() {
-  case $1 in
-    evenodd) echo "-DCUZK_EVENODD_MUL" ;;
-    serialmul) echo "-DCUZK_SERIAL_MUL -DSUBSUM_BLOCKS=${SUBSUM_BLOCKS:-4}" ;;
-    blocks3) echo "-DSUBSUM_BLOCKS=3" ;;
-    v7) echo "-DCUZK_EAGER -DCUZK_NO_SQR" ;;
-    eager) echo "-DCUZK_EAGER" ;;
-    nosqr) echo "-DCUZK_NO_SQR" ;;
-    sub512) echo "-DCUZK_SUB=512" ;;
-  esac
-}
-build_variant() {
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build/$1" \
-    NVCCFLAGS_EXTRA="$(variant_flags "$1") -Xptxas=-v" >"$out/$1-build.log" 2>&1
-  mkdir -p "$out/$1" && cp "build/$1/libcuzk_cuda.so" "$out/$1/" 2>/dev/null
-}
-declare -A variant_pid=()
-for v in $variants; do  # in the background from the start: four units each, 16 cores
-  if has $v && { has build || [ ! -f build/$v/libcuzk_cuda.so ]; }; then build_variant $v & variant_pid[$v]=$!; fi
-done
 if has build; then
   start=$(date +%s)
   make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
@@ -124,28 +88,12 @@ if has partition; then
   CUZK_CUDA_PARTITION=${CUZK_CUDA_PARTITION:-24,26} CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} \
     ./build/cuda.test -test.v -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
 fi
-for v in $variants; do
-  has $v || continue
-  [ -n "${variant_pid[$v]:-}" ] && wait "${variant_pid[$v]}"
-  CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'NTT|HMatches|HMSM|Query|MSMG1|MSMG2|InPasses|Proof' 2>&1 | tee "$out/$v-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/$v-correctness.log" || status=1
-  CUZK_CUDA_LIB=$root/build/$v/libcuzk_cuda.so CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 \
-    -test.run 'BenchTable|BenchMSM' 2>&1 | tee "$out/$v-bench.log" | grep -E '^\||FAIL|Error' || status=1
-done
 if has sweep; then
   for c in ${SWEEP_C:-15 17}; do
     echo "window bits $c" | tee -a "$out/sweep.log"
     CUZK_CUDA_MSM_C=$c CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_BENCH_G1=24 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v \
       -test.count=1 -test.run 'BenchMSM' 2>&1 | tee -a "$out/sweep.log" | grep -E '^\||FAIL|Error' || status=1
   done
-fi
-if has msmvariant; then
-  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_SIZES=10,16,20 ./build/cuda.test -test.v -test.count=1 -test.run 'MSMG1|MSMG2' 2>&1 \
-    | tee "$out/msmvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/msmvariant-correctness.log" || status=1
-  CUZK_CUDA_MSM_VARIANT=1 CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 CUZK_CUDA_PROFILE=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchMSM' 2>&1 \
-    | tee "$out/msmvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has nopool; then
   CUZK_CUDA_MSM_POOL=0 CUZK_CUDA_SIZES=${VARIANT_SIZES:-10,16,20} ./build/cuda.test -test.v -test.count=1 \
@@ -155,13 +103,6 @@ if has nopool; then
     -test.run 'BenchMSM' 2>&1 | tee "$out/nopool-bench.log" | grep -E '^\||FAIL|Error' || status=1
   CUZK_CUDA_MSM_POOL=0 CUZK_CUDA_PARTITION=24 CUZK_CUDA_PARTITION_CPU=${CUZK_CUDA_PARTITION_CPU:-24} ./build/cuda.test -test.v \
     -test.count=1 -test.timeout 30m -test.run 'BenchPartition' 2>&1 | tee "$out/nopool-partition.log" | grep -E '^\||FAIL|Error|Messages' || status=1
-fi
-if has nttvariant; then
-  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-0} ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Proof' 2>&1 \
-    | tee "$out/nttvariant-correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages' || true
-  grep -q '^PASS' "$out/nttvariant-correctness.log" || status=1
-  CUZK_CUDA_NTT_VARIANT=${NTT_VARIANT:-0} CUZK_CUDA_BENCH=1 CUZK_CUDA_BENCH_CPU=0 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable' 2>&1 \
-    | tee "$out/nttvariant-bench.log" | grep -E '^\||FAIL|Error' || status=1
 fi
 if has profile; then
   ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

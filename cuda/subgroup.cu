@@ -23,10 +23,8 @@ using cuzk::point_set;
 // slower). A thread holds a Jacobian point, its input and a multiplier's
 // temporaries: ptxas (nvcc 11.8, sm_80) gives G1 255 registers with 36
 // bytes spilled, G2 255 with the Fp2 products' arguments on the stack, as
-// in the G2 MSM. -DSUBGROUP_BLOCKS=3 is the experiment.
-#ifndef SUBGROUP_BLOCKS
-#define SUBGROUP_BLOCKS 2
-#endif
+// in the G2 MSM.
+const int SUBGROUP_BLOCKS = 2;
 const int SUBGROUP_THREADS = 128;
 
 // bad[0] counts the points outside the subgroup, bad[1] is the least such

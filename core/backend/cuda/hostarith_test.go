@@ -23,10 +23,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hostArith builds cuda/hosttest.cpp (with extra compiler flags, such as
-// -DCUZK_PLAIN_MUL for the C multiplier) and returns a function that runs
-// it on one batch of requests.
-func hostArith(t *testing.T, flags ...string) func(req []byte) []byte {
+// hostArith builds cuda/hosttest.cpp and returns a function that runs it on
+// one batch of requests.
+func hostArith(t *testing.T) func(req []byte) []byte {
 	t.Helper()
 	cxx, err := exec.LookPath("g++")
 	if err != nil {
@@ -35,8 +34,8 @@ func hostArith(t *testing.T, flags ...string) func(req []byte) []byte {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda", "hosttest.cpp")
 	bin := filepath.Join(t.TempDir(), "hosttest")
-	args := append([]string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror"}, flags...)
-	out, err := exec.Command(cxx, append(args, "-x", "c++", src, "-o", bin)...).CombinedOutput()
+	args := []string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-x", "c++", src, "-o", bin}
+	out, err := exec.Command(cxx, args...).CombinedOutput()
 	require.NoError(t, err, "building %s: %s", src, out)
 	return func(req []byte) []byte {
 		cmd := exec.Command(bin)
@@ -71,24 +70,15 @@ func randFp(t *testing.T) fp.Element {
 	return e
 }
 
-func TestHostArithField(t *testing.T) {
-	t.Run("aligned even/odd pairs, dedicated squaring", func(t *testing.T) { checkField(t, hostArith(t)) })
-	t.Run("squares by the multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_NO_SQR")) })
-	t.Run("even/odd carry chains", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
-	t.Run("single carry chain", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
-	t.Run("plain C multiplier", func(t *testing.T) { checkField(t, hostArith(t, "-DCUZK_PLAIN_MUL")) })
-}
+func TestHostArithField(t *testing.T) { checkField(t, hostArith(t)) }
 
-// TestHostArithLazy checks the accumulation's Fp operations (lazy, the
-// default since kernel v8) on inputs anywhere below 2p (the canonical value or it plus
-// p, edge values included) against big-integer arithmetic on the raw
+// TestHostArithLazy checks the accumulation's Fp operations (lazily
+// reduced) on inputs anywhere below 2p (the canonical value or it plus p,
+// edge values included) against big-integer arithmetic on the raw
 // Montgomery limbs: products a·b·R⁻¹, sums and differences congruent mod p
 // and below 2p, the canonical form below p and equal, zero recognised in
 // both of its forms (0 and p).
-func TestHostArithLazy(t *testing.T) {
-	t.Run("dedicated squaring", func(t *testing.T) { checkLazy(t, hostArith(t)) })
-	t.Run("squares by the multiplier", func(t *testing.T) { checkLazy(t, hostArith(t, "-DCUZK_NO_SQR")) })
-}
+func TestHostArithLazy(t *testing.T) { checkLazy(t, hostArith(t)) }
 
 func checkLazy(t *testing.T, run func([]byte) []byte) {
 	p := fp.Modulus()
@@ -253,7 +243,7 @@ func pointCases[A, J any, PA affinePt[A, J]](t *testing.T, gen A) [][]A {
 	p, q := random(), random()
 	cases := [][]A{{p}, {p, p}, {p, neg(p)}, {inf, p, inf}, {inf}, {p, q, neg(q), p}, {p, p, p, neg(p)}, {q, q, q, q}}
 	// p plus r − r, then p or −p: the accumulator equals ±p in whatever
-	// form its additions left it (with -DCUZK_LAZY often not canonical),
+	// form its additions left it (lazily reduced: often not canonical),
 	// so these reach the doubling and the infinity cases of the addition
 	for range 8 {
 		r := random()
@@ -322,13 +312,7 @@ func requireCanonical(t *testing.T, b []byte, format string, args ...any) {
 	}
 }
 
-func TestHostArithCurve(t *testing.T) {
-	t.Run("lazy reduction, dedicated squaring", func(t *testing.T) { checkCurve(t, hostArith(t)) })
-	t.Run("lazy reduction", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_NO_SQR")) })
-	t.Run("canonical accumulation (v7)", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EAGER", "-DCUZK_NO_SQR")) })
-	t.Run("even/odd carry chains", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_EVENODD_MUL")) })
-	t.Run("single carry chain", func(t *testing.T) { checkCurve(t, hostArith(t, "-DCUZK_SERIAL_MUL")) })
-}
+func TestHostArithCurve(t *testing.T) { checkCurve(t, hostArith(t)) }
 
 func checkCurve(t *testing.T, run func([]byte) []byte) {
 	_, _, g1, g2 := bls.Generators()
