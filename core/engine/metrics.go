@@ -85,8 +85,11 @@ func (m *metrics) partitionDone(_ *job, _ *device, rep *PartitionReport) {
 func (e *Engine) Registry() *prometheus.Registry { return e.metrics.reg }
 
 // MetricsText returns the metrics in the Prometheus text format.
-func (e *Engine) MetricsText() (string, error) {
-	fams, err := e.metrics.reg.Gather()
+func (e *Engine) MetricsText() (string, error) { return GatherText(e.metrics.reg) }
+
+// GatherText gathers g's metrics in the Prometheus text format.
+func GatherText(g prometheus.Gatherer) (string, error) {
+	fams, err := g.Gather()
 	if err != nil {
 		return "", err
 	}

@@ -257,6 +257,16 @@ func otherField(name string) string {
 	return "over " + name + "; cuzk proves over BLS12-381 (compile with circom --prime bls12381)"
 }
 
+// circomField records a circom file's field and version, and a field
+// other than BLS12-381's scalar field as a problem.
+func circomField(info *Info, prime *big.Int, version uint32) {
+	name, ours := fieldOf(prime)
+	info.Field, info.Version = name, int(version)
+	if !ours {
+		info.Problems = append(info.Problems, otherField(name))
+	}
+}
+
 func circomR1CS(info *Info, data []byte) {
 	info.Kind = CircomR1CS
 	h, err := r1cs.DecodeCircomHeader(data)
@@ -264,11 +274,7 @@ func circomR1CS(info *Info, data []byte) {
 		info.Problems = append(info.Problems, "header: "+strings.TrimPrefix(err.Error(), "r1cs: "))
 		return
 	}
-	name, ours := fieldOf(h.Prime)
-	info.Field, info.Version = name, int(h.Version)
-	if !ours {
-		info.Problems = append(info.Problems, otherField(name))
-	}
+	circomField(info, h.Prime, h.Version)
 	info.Counts = []Count{{"constraints", int64(h.Constraints)}, {"wires", int64(h.Wires)},
 		{"public outputs", int64(h.PublicOutputs)}, {"public inputs", int64(h.PublicInputs)},
 		{"private inputs", int64(h.PrivateInputs)}, {"labels", int64(h.Labels)}}
@@ -281,11 +287,7 @@ func circomWitness(info *Info, data []byte) {
 		info.Problems = append(info.Problems, "header: "+strings.TrimPrefix(err.Error(), "r1cs: "))
 		return
 	}
-	name, ours := fieldOf(h.Prime)
-	info.Field, info.Version = name, int(h.Version)
-	if !ours {
-		info.Problems = append(info.Problems, otherField(name))
-	}
+	circomField(info, h.Prime, h.Version)
 	info.Counts = []Count{{"values", int64(h.Values)}}
 }
 

@@ -1,13 +1,13 @@
 package service
 
 import (
-	"bytes"
 	"runtime"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
+
+	"github.com/cuzk/cuzk/core/engine"
 )
 
 // newRegistry holds the service's own metrics: the process's (the standard
@@ -93,17 +93,4 @@ func (s *Service) gatherer() prometheus.Gatherer {
 
 // MetricsText returns the Prometheus metrics in the text format: the
 // service's and the engine's.
-func (s *Service) MetricsText() (string, error) {
-	fams, err := s.gatherer().Gather()
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, f := range fams {
-		if err := enc.Encode(f); err != nil {
-			return "", err
-		}
-	}
-	return buf.String(), nil
-}
+func (s *Service) MetricsText() (string, error) { return engine.GatherText(s.gatherer()) }

@@ -197,6 +197,20 @@ func coord(dst *fp.Element, s string) error {
 	return nil
 }
 
+// checkPoint refuses a point off the curve or outside its subgroup.
+func checkPoint(p interface {
+	IsOnCurve() bool
+	IsInSubGroup() bool
+}) error {
+	if !p.IsOnCurve() {
+		return params.ErrNotOnCurve
+	}
+	if !p.IsInSubGroup() {
+		return params.ErrNotInGroup
+	}
+	return nil
+}
+
 func parseG1(dst *bls.G1Affine, c []string) error {
 	if len(c) != 3 {
 		return fmt.Errorf("%w, got %d", errPoint, len(c))
@@ -208,13 +222,7 @@ func parseG1(dst *bls.G1Affine, c []string) error {
 		}
 	}
 	dst.FromJacobian(&j)
-	if !dst.IsOnCurve() {
-		return params.ErrNotOnCurve
-	}
-	if !dst.IsInSubGroup() {
-		return params.ErrNotInGroup
-	}
-	return nil
+	return checkPoint(dst)
 }
 
 func parseG2(dst *bls.G2Affine, c [][]string) error {
@@ -233,11 +241,5 @@ func parseG2(dst *bls.G2Affine, c [][]string) error {
 		}
 	}
 	dst.FromJacobian(&j)
-	if !dst.IsOnCurve() {
-		return params.ErrNotOnCurve
-	}
-	if !dst.IsInSubGroup() {
-		return params.ErrNotInGroup
-	}
-	return nil
+	return checkPoint(dst)
 }

@@ -54,13 +54,11 @@ func runBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pc, err := openCache(*cache, *cacheMax)
+	pc, m, stdout, err := openRun(*cache, *cacheMax, progressOut, stdout, *quiet)
 	if err != nil {
 		return err
 	}
-	m := newMeter(progressOut, *quiet)
 	defer m.close()
-	stdout = m.writer(stdout)
 
 	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, stdout)
 	if err != nil {

@@ -65,6 +65,18 @@ type paramCache struct {
 
 // openCache returns the cache in dir with the bound flag gives, else the
 // environment's, else the default.
+// openRun opens the parameter cache and the progress meter of a demo or
+// bench run; stdout is wrapped so that its lines and the live progress
+// line do not mix. Close the meter when the run ends.
+func openRun(dir, maxFlag string, progressOut, stdout io.Writer, quiet bool) (*paramCache, *meter, io.Writer, error) {
+	pc, err := openCache(dir, maxFlag)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m := newMeter(progressOut, quiet)
+	return pc, m, m.writer(stdout), nil
+}
+
 func openCache(dir, flag string) (*paramCache, error) {
 	c := &paramCache{dir: dir, max: defaultCacheMax}
 	src, s := "--cache-max", flag

@@ -25,13 +25,11 @@ func runDemo(args []string, stdout io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	pc, err := openCache(*cache, *cacheMax)
+	pc, m, stdout, err := openRun(*cache, *cacheMax, progressOut, stdout, *quiet)
 	if err != nil {
 		return err
 	}
-	m := newMeter(progressOut, *quiet)
 	defer m.close()
-	stdout = m.writer(stdout)
 
 	var cs *r1cs.R1CS
 	var w *r1cs.Witness
