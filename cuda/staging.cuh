@@ -126,10 +126,12 @@ static inline bool page_locked(const void* p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-// copy_stream sets *out to device dev's stream for direct copies of
-// page-locked memory that overlap kernels (created on first use, kept); a
-// non-zero code with a message on failure.
-static inline int copy_stream(int dev, cudaStream_t* out, char* err, size_t errlen) {
+// device_stream sets *out to device dev's stream number Which (created on
+// first use, non-blocking, kept; one per device for the whole library: an
+// inline function with external linkage has one static across the .cu
+// files); a non-zero code with a message on failure.
+template <int Which>
+inline int device_stream(int dev, cudaStream_t* out, char* err, size_t errlen) {
     static std::mutex mu;
     static std::vector<cudaStream_t> all;
     std::lock_guard<std::mutex> g(mu);
@@ -137,6 +139,7 @@ static inline int copy_stream(int dev, cudaStream_t* out, char* err, size_t errl
     if (!all[dev]) {
         cudaError_t e = cudaStreamCreateWithFlags(&all[dev], cudaStreamNonBlocking);
         if (e != cudaSuccess) {
+            cudaGetLastError();
             all[dev] = nullptr;
             return fail(err, errlen, cuda_code(e), "cudaStreamCreateWithFlags: %s", cudaGetErrorString(e));
         }
@@ -145,11 +148,26 @@ static inline int copy_stream(int dev, cudaStream_t* out, char* err, size_t errl
     return 0;
 }
 
+// copy_stream is the stream for asynchronous copies of page-locked memory
+// that overlap kernels (the a, b, c prefetch, streamed point chunks).
+static inline int copy_stream(int dev, cudaStream_t* out, char* err, size_t errlen) {
+    return device_stream<0>(dev, out, err, errlen);
+}
+
 // upload and download: direct for page-locked host memory, else through
-// the device's stager.
+// the device's stager. A direct upload runs on a stream of its own, not
+// the legacy default stream: there it would wait for, and hold up, the
+// kernels another worker has queued on the device (the engine uploads a
+// partition's aux before taking the device's lock), nor the copy stream,
+// whose queued prefetches it would wait for. dst must not be
+// stream-ordered memory in use by queued kernels (fresh allocations are
+// not).
 static inline int upload_bytes(int dev, void* dst, const void* src, size_t bytes, char* err, size_t errlen) {
     if (bytes && page_locked(src)) {
-        CKR(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+        cudaStream_t cs = nullptr;
+        if (int rc = device_stream<1>(dev, &cs, err, errlen)) return rc;
+        CKR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cs));
+        CKR(cudaStreamSynchronize(cs));
         return 0;
     }
     stager* s = stager::get(dev, err, errlen);
