@@ -144,15 +144,21 @@ static inline size_t held_locked(device_state& s) {
 // admit reserves n bytes of the cap for the caller (true), trimming the
 // pool once when that makes room; false: over the cap.
 static inline bool admit(device_state& s, size_t n) {
-    std::lock_guard<std::mutex> g(s.mu);
-    const size_t cap = s.opt.max_device_memory;
-    if (cap && held_locked(s) + n > cap) {
+    for (int round = 0;; round++) {
+        {
+            std::lock_guard<std::mutex> g(s.mu);
+            const size_t cap = s.opt.max_device_memory;
+            if (!cap || held_locked(s) + n <= cap) {
+                s.used += n;
+                s.peak = std::max(s.peak, held_locked(s));
+                return true;
+            }
+        }
+        if (round > 0) return false;
+        // Trimmed without the lock: the device drains first, and the other
+        // threads' calls on it must not wait for that.
         trim_pool();
-        if (held_locked(s) + n > cap) return false;
     }
-    s.used += n;
-    s.peak = std::max(s.peak, held_locked(s));
-    return true;
 }
 
 // cudaMalloc within the cap, retried once after the pool's idle memory is
@@ -184,14 +190,18 @@ static inline cudaError_t dev_malloc(T** p, size_t n) {
 
 static inline void dev_free(void* p) {
     if (!p) return;
-    cudaFree(p);
     device_state& s = state(current_device());
-    std::lock_guard<std::mutex> g(s.mu);
-    auto it = s.sizes.find(p);
-    if (it != s.sizes.end()) {
-        s.used -= it->second;
-        s.sizes.erase(it);
+    {
+        // Uncounted before the free: once freed, another thread's
+        // dev_malloc may get the same address and count it anew.
+        std::lock_guard<std::mutex> g(s.mu);
+        auto it = s.sizes.find(p);
+        if (it != s.sizes.end()) {
+            s.used -= it->second;
+            s.sizes.erase(it);
+        }
     }
+    cudaFree(p);
 }
 
 // pooled_malloc takes n bytes from the pool, ordered on stream 0, within
@@ -200,13 +210,16 @@ static inline cudaError_t pooled_malloc(void** p, size_t n) {
     device_state& s = state(current_device());
     const size_t cap = options().max_device_memory;
     if (cap) {
-        std::lock_guard<std::mutex> g(s.mu);
-        uint64_t reserved, used;
-        pool_bytes(&reserved, &used);
-        if (s.used + std::max<size_t>(reserved, used + n) > cap) {
-            trim_pool();
-            pool_bytes(&reserved, &used);
-            if (s.used + used + n > cap) return cudaErrorMemoryAllocation;
+        for (int round = 0;; round++) {
+            {
+                std::lock_guard<std::mutex> g(s.mu);
+                uint64_t reserved, used;
+                pool_bytes(&reserved, &used);
+                if (s.used + std::max<size_t>(reserved, used + n) <= cap) break;
+                if (round > 0 && s.used + used + n > cap) return cudaErrorMemoryAllocation;
+                if (round > 0) break;  // trimmed: the pool's reservation grows into the room
+            }
+            trim_pool();  // without the lock, as in admit
         }
     }
     cudaError_t e = cudaMallocAsync(p, n, 0);

@@ -27,7 +27,12 @@ extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* 
     cuzk::device_state& s = cuzk::state(dev);
     // The pool's idle memory goes back when the pool is turned off or a cap
     // is set (what earlier MSMs left there would count against the cap).
-    if ((!o->msm_pool || o->max_device_memory) && s.opt.msm_pool) cuzk::trim_pool();
+    bool pooled;
+    {
+        std::lock_guard<std::mutex> g(s.mu);
+        pooled = s.opt.msm_pool != 0;
+    }
+    if ((!o->msm_pool || o->max_device_memory) && pooled) cuzk::trim_pool();
     std::lock_guard<std::mutex> g(s.mu);
     s.opt = *o;
     s.peak = cuzk::held_locked(s);  // the peak counts from the options in force

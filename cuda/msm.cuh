@@ -313,9 +313,13 @@ int window_bits(size_t n) {
 // 3/4 of the memory available within the device's cap (common.cuh); the
 // msm_max_pairs option lowers it (the tests force several passes with it).
 size_t max_pairs() {
-    const size_t forced = cuzk::options().msm_max_pairs;
+    const cuzk_cuda_options o = cuzk::options();
     size_t cap = (1ull << 32) - 4 * SUB;  // cells' edges stay below 2^32
-    if (size_t a = cuzk::available()) cap = std::min(cap, a / 4 * 3 / 32);
+    // 0 available: unknown without a cap (one pass), no room under one
+    // (one window a pass: its allocation then fails with the cap's error)
+    const size_t a = cuzk::available();
+    if (a || o.max_device_memory) cap = std::min(cap, a / 4 * 3 / 32);
+    const size_t forced = o.msm_max_pairs;
     if (forced > 0) cap = std::min(cap, forced);
     return cap;
 }
@@ -572,7 +576,14 @@ int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t
     }
     CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
     point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
-    return msm_device<F>(&view, v->p + offset, n, out, err, errlen);
+    int rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen);
+    if (rc) {
+        // nothing of this MSM, nor a put, still reads the buffers or the
+        // host's pages when the caller sees the error
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+    }
+    return rc;
 }
 
 template <class F>

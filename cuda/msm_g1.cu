@@ -1,6 +1,7 @@
 // The G1 MSM entry points of cuzk_cuda.h (the pipeline is in msm.cuh; G1
 // and G2 are separate files so that they compile in parallel).
 #include <chrono>
+#include <new>
 
 #include "h.cuh"
 #include "msm.cuh"
@@ -87,8 +88,13 @@ extern "C" int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** sca
     else if (cudaError_t e = cudaSetDevice(x->dev))
         rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
     else if (!(rc = cuzk::h_abc(x, consts, err, errlen))) {
-        *scalars = new cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
-        x->dv[0] = nullptr;  // the vector owns it now
+        cuzk::scalar_vec* v = new (std::nothrow) cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
+        if (!v) {
+            rc = fail(err, errlen, 2, "out of host memory");
+        } else {
+            *scalars = v;
+            x->dv[0] = nullptr;  // the vector owns it now
+        }
     }
     cuzk::abc_free(x);  // consumed, also on error
     return rc;

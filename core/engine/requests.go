@@ -145,23 +145,20 @@ func (e *Engine) check(req *Request) error {
 	return nil
 }
 
-// checkDeviceMemory refuses partitions of n rows when no device can run
-// them within its memory cap (backend.DeviceMemory), naming the numbers of
-// the first refusal; devices that can take them plan for that size.
+// checkDeviceMemory refuses partitions of n rows when a device cannot run
+// them within its memory cap (backend.DeviceMemory), with that device's
+// numbers: any device may take any partition from the shared queue, so
+// each must fit it. Every device then plans its resident sets for that
+// size.
 func (e *Engine) checkDeviceMemory(n int) error {
-	var first error
 	for _, d := range e.devices {
-		dm, ok := d.be.(backend.DeviceMemory)
-		if !ok {
-			return nil
-		}
-		if err := dm.CheckRows(n); err == nil {
-			return nil
-		} else if first == nil {
-			first = err
+		if dm, ok := d.be.(backend.DeviceMemory); ok {
+			if err := dm.CheckRows(n); err != nil {
+				return err
+			}
 		}
 	}
-	return first
+	return nil
 }
 
 func (e *Engine) partitionBytes(req *Request, i int) uint64 {

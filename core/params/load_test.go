@@ -205,3 +205,34 @@ func TestLoadLeavesNoGoroutine(t *testing.T) {
 		t.Fatalf("goroutines left behind:\n%s", buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// slowBadChecker finds H (3 points) slowly with its point 1 outside the
+// subgroup, and fails on L (2 points) at once with a device error.
+type slowBadChecker struct{}
+
+func (slowBadChecker) CheckSubgroupG1(p []bls.G1Affine) (int, error) {
+	switch len(p) {
+	case 3:
+		time.Sleep(50 * time.Millisecond)
+		return 1, nil
+	case 2:
+		return -1, errors.New("device: out of memory")
+	}
+	return -1, nil
+}
+
+func (slowBadChecker) CheckSubgroupG2([]bls.G2Affine) (int, error) { return -1, nil }
+
+// Of two failures in sections checked at once, the earlier in the file
+// wins whatever its kind: H's point outside the subgroup, found after L's
+// device error.
+func TestEarlierFailureWinsOverLaterDeviceError(t *testing.T) {
+	pk := &ProvingKey{H: make([]bls.G1Affine, 3), L: make([]bls.G1Affine, 2)}
+	s := startChecks(slowBadChecker{}, 5, nil, nil)
+	for _, set := range querySets(pk)[:2] {
+		s.add(set)
+	}
+	err := s.finish(nil)
+	require.ErrorIs(t, err, ErrNotInGroup)
+	require.ErrorContains(t, err, "h[1]")
+}

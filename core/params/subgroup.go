@@ -228,11 +228,12 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 			}
 		}
 		// After a failure only the sections before it in the file are
-		// checked (the decoder hands B_G2 over first): the error names
-		// the first point outside the subgroup in file order. Any other
-		// error ends the check.
+		// checked, and of two failures the one earlier in the file wins,
+		// whatever its kind: the error names the first point outside the
+		// subgroup in file order, or a device error that came before it
+		// (sections are handed over in file order, two checked at once).
 		var mu sync.Mutex
-		failed, fatal := nbSets, false
+		failed := nbSets
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
@@ -240,25 +241,18 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 				defer wg.Done()
 				for set := range s.sets {
 					mu.Lock()
-					skip := fatal || set.pos > failed
+					skip := set.pos > failed
 					mu.Unlock()
 					if skip {
 						continue
 					}
-					err := sc.check(set, s.stopped)
-					if err == nil {
-						continue
-					}
-					mu.Lock()
-					switch {
-					case errors.Is(err, errAbandoned) || !errors.Is(err, ErrNotInGroup):
-						if !fatal {
-							s.err, fatal = err, true
+					if err := sc.check(set, s.stopped); err != nil {
+						mu.Lock()
+						if set.pos < failed {
+							s.err, failed = err, set.pos
 						}
-					case !fatal && set.pos < failed:
-						s.err, failed = err, set.pos
+						mu.Unlock()
 					}
-					mu.Unlock()
 				}
 			}()
 		}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -87,6 +88,18 @@ func listen(addr string, status func() ([]byte, error), g prometheus.Gatherer, l
 func (l *listener) close() {
 	_ = l.srv.Close()
 	<-l.done
+}
+
+// shutdownWait bounds how long shutdown waits for requests in flight.
+const shutdownWait = 5 * time.Second
+
+// shutdown stops accepting and waits for the requests in flight (at most
+// shutdownWait), then closes what is left.
+func (l *listener) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	defer cancel()
+	_ = l.srv.Shutdown(ctx)
+	l.close()
 }
 
 // ListenAddr returns the address the listener is bound to ("" when

@@ -158,11 +158,17 @@ func (s *Service) engine() (*engine.Engine, error) {
 // the next use; the listener on the next Configure.
 func (s *Service) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.http != nil {
-		s.http.close()
-		s.http = nil
+	h := s.http
+	s.http = nil
+	s.mu.Unlock()
+	if h != nil {
+		// Outside the lock, waiting for the requests in flight: one that
+		// waits for the lock would otherwise start the engine again after
+		// Close has stopped it.
+		h.shutdown()
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.eng != nil {
 		s.eng.Close()
 		s.eng = nil

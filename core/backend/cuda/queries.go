@@ -67,10 +67,14 @@ type abcPrefetch struct {
 // may come later, from another goroutine, while QueryMSMs runs on the aux
 // prefetch, and another partition's prefetches stay.
 func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
+	if len(aux) > 0 {
+		// An old prefetch under this key (a recycled buffer) goes first,
+		// whether or not a new one is made: it holds another witness.
 		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
 			p.s.free()
 		}
+	}
+	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
 		if s, err := b.uploadScalars(aux); err == nil {
 			if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
 				old.s.free()
@@ -78,10 +82,12 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		}
 	}
 	n := len(a)
+	if n > 0 {
+		b.freeABC(slot(b, &b.abc, &a[0], nil)) // as for aux: an old copy under this key goes
+	}
 	if n < 2 || len(bb) != n || len(c) != n || !b.roomFor(3*uint64(n)*scalarSize, n) {
 		return
 	}
-	b.freeABC(slot(b, &b.abc, &a[0], nil))
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: n}
 	if call("abc upload", func(e *C.char) C.int {
 		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
@@ -148,7 +154,7 @@ func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
 // ReleasePrefetch frees the prefetches of these slices that QueryMSMs
 // and HMSM did not take.
 func (b *Backend) ReleasePrefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
+	if len(aux) > 0 {
 		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
 			p.s.free()
 		}

@@ -53,6 +53,10 @@ type vram struct {
 	used   uint64
 	plan   memPlan
 	rows   int // the largest partition the engine announced (CheckRows); 0: none yet
+	// largest is the most points of a set handled so far: before the
+	// engine announces a partition (a key's sets are made resident as it
+	// is loaded and checked), the plan assumes partitions of its domain.
+	largest int
 }
 
 // residency keeps parameter point sets resident in VRAM within the
@@ -110,9 +114,10 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 		return h, nil
 	}
 	size := uint64(len(points)) * pointBytes[P]()
+	r.mem.largest = max(r.mem.largest, len(points))
 	rows := r.mem.rows
 	if rows == 0 {
-		rows = rowsFor(len(points))
+		rows = rowsFor(r.mem.largest)
 	}
 	if r.mem.used+size > r.mem.budget || !r.mem.plan.residentFits(r.mem.used, size, rows) {
 		return nil, nil
@@ -207,6 +212,19 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 		r.st = st
 	}
 	r.pinOnce(ss, points)
+	res, err := r.streamChunks(ss, points, s)
+	if err != nil {
+		// The streamer goes with the failure: freeing it waits for any
+		// copy still in flight, and the next MSM starts afresh.
+		ss.freeStream(r.st)
+		r.st = nil
+	}
+	return res, err
+}
+
+// streamChunks is streamMSM's loop over the chunks; stMu held.
+func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s any) (R, error) {
+	var res R
 	n := len(points)
 	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
 	chunks := (n + r.chunk - 1) / r.chunk
@@ -231,6 +249,17 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 		r.streamedChunks.Add(1)
 	}
 	return res, nil
+}
+
+// freeStreamer frees the streamer's device buffers (made again by the
+// next streamed MSM).
+func (r *residency[P, R, PR]) freeStreamer() {
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	if r.st != nil {
+		r.store.(streamStore[P, R]).freeStream(r.st)
+		r.st = nil
+	}
 }
 
 // pinOnce page-locks a streamed set's host memory, once; a set that
@@ -283,12 +312,7 @@ func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) er
 // close frees every resident set, the streamer, and unlocks the host sets
 // it locked.
 func (r *residency[P, R, PR]) close() {
-	r.stMu.Lock()
-	if r.st != nil {
-		r.store.(streamStore[P, R]).freeStream(r.st)
-		r.st = nil
-	}
-	r.stMu.Unlock()
+	r.freeStreamer()
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
 	r.unpinLocked(0, ^uintptr(0))
@@ -300,11 +324,13 @@ func (r *residency[P, R, PR]) close() {
 }
 
 // forget frees the resident sets that lie within points' memory: the set
-// of points itself and any prefix or part of it uploaded on its own.
+// of points itself and any prefix or part of it uploaded on its own; and
+// the streamer, whose buffers the key's sets may have been the last to use.
 func (r *residency[P, R, PR]) forget(points []P) {
 	if len(points) == 0 {
 		return
 	}
+	r.freeStreamer()
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(points)))
 	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
 	r.mem.mu.Lock()
