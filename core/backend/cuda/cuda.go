@@ -456,7 +456,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 		}
 		defer hv.free()
 		hTime = time.Since(start)
-		res, err = b.g1.streamMSM(points, hv)
+		res, err = b.g1.streamDevice(points, hv, hv.download)
 		return res, hTime, time.Since(start) - hTime, err
 	}
 	var ms [2]C.double

@@ -208,3 +208,34 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
 	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))
 }
+
+// With no room for the stream buffers (a cap the plan did not foresee, a
+// device shared with another process), a set that does not stay resident
+// goes through the device a chunk at a time instead: the same results,
+// never a CPU fall-back, still within the cap.
+func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
+	const n = 1 << 10
+	pts, sc := testPoints(t, n), random(t, n)
+	plan := memPlan{chunk: 1 << 8, fixed: 1 << 10}
+	plan.cap = plan.streamedNeed(n)
+	// buffers of 2^8 points of both groups would take 147 KiB: leave less
+	store := &cappedStore{cap: 3 * n * scalarSize, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	want := cpuG1(t, pts, sc)
+	require.True(t, want.Equal(&got))
+	require.Nil(t, r.st, "no streamer was made")
+	require.EqualValues(t, n/plan.chunk, r.streamedChunks.Load(), "chunks went through one at a time")
+	require.LessOrEqual(t, store.peak, store.cap)
+
+	// device scalars (the prep on the device) are brought back first
+	dev, err := store.uploadScalars(sc)
+	require.NoError(t, err)
+	got, err = r.streamDevice(pts, dev, func() ([]fr.Element, error) { return *dev.(*[]fr.Element), nil })
+	require.NoError(t, err)
+	require.True(t, want.Equal(&got))
+	store.freeScalars(dev)
+	r.close()
+	require.Zero(t, store.live)
+}

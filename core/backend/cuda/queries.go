@@ -224,7 +224,8 @@ func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitm
 }
 
 // msmOn runs Σ s[i]·points[i] over the resident copy of points, or, when
-// the set is streamed, over s brought back to the host.
+// the set is streamed, through the streamer with s on the device (over s
+// brought back to the host when there is no room for the stream buffers).
 func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsafe.Pointer, points []P, s *scalars) (R, error) {
 	var res R
 	if len(points) != s.n {
@@ -238,7 +239,7 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 		return res, err
 	}
 	if h == nil {
-		return r.streamMSM(points, s)
+		return r.streamDevice(points, s, s.download)
 	}
 	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -145,14 +146,24 @@ func (r *residency[P, R, PR]) msm(points []P, scalars []fr.Element) (R, error) {
 		return r.store.msm(h, scalars)
 	}
 	if ss, ok := r.store.(streamStore[P, R]); ok {
-		sc, err := ss.uploadScalars(scalars)
-		if err != nil {
-			return res, fmt.Errorf("cuda: scalars of a streamed MSM: %w", err)
+		if sc, err := ss.uploadScalars(scalars); err == nil {
+			res, err = r.streamMSM(points, sc)
+			ss.freeScalars(sc)
+			if !errors.Is(err, errNoStreamer) {
+				return res, err
+			}
 		}
-		defer ss.freeScalars(sc)
-		return r.streamMSM(points, sc)
+		// no room for the scalars or the stream buffers: a chunk at a time
 	}
-	err = r.stream(points, func(ch any, from, to int) error {
+	return r.chunked(points, scalars)
+}
+
+// chunked computes Σ scalars[i]·points[i] a chunk at a time, each chunk
+// uploaded, summed and freed in turn: the way without a streamer (a device
+// store without one, or no room for its buffers).
+func (r *residency[P, R, PR]) chunked(points []P, scalars []fr.Element) (R, error) {
+	var res R
+	err := r.stream(points, func(ch any, from, to int) error {
 		part, err := r.store.msm(ch, scalars[from:to])
 		if err == nil {
 			PR(&res).AddAssign(&part)
@@ -160,6 +171,24 @@ func (r *residency[P, R, PR]) msm(points []P, scalars []fr.Element) (R, error) {
 		return err
 	})
 	return res, err
+}
+
+// errNoStreamer is wrapped when the stream buffers cannot be had.
+var errNoStreamer = errors.New("no room for the stream buffers")
+
+// streamDevice is streamMSM over device scalars s, or, when the stream
+// buffers cannot be had, chunked over the scalars brought back to the
+// host (download).
+func (r *residency[P, R, PR]) streamDevice(points []P, s any, download func() ([]fr.Element, error)) (R, error) {
+	res, err := r.streamMSM(points, s)
+	if !errors.Is(err, errNoStreamer) {
+		return res, err
+	}
+	host, derr := download()
+	if derr != nil {
+		return res, derr
+	}
+	return r.chunked(points, host)
 }
 
 // checkSubgroup checks points for membership of the prime-order subgroup
@@ -207,7 +236,7 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 	if r.st == nil {
 		st, err := ss.newStream(r.chunk)
 		if err != nil {
-			return res, fmt.Errorf("cuda: stream buffers: %w", err)
+			return res, fmt.Errorf("cuda: %w: %w", errNoStreamer, err)
 		}
 		r.st = st
 	}
