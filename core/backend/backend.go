@@ -132,3 +132,10 @@ var ErrDeviceMemory = errors.New("partition does not fit in the device memory ca
 type MemoryReporter interface {
 	DeviceMemory() (held, peak, cap uint64, err error)
 }
+
+// StreamReporter is implemented by backends that stream parameter points
+// that do not stay on their device: the host-to-device bytes streamed so
+// far (0 while every set stays resident).
+type StreamReporter interface {
+	StreamedBytes() uint64
+}

@@ -99,6 +99,10 @@ type DeviceStatus struct {
 	MemoryHeld uint64 `json:"device_memory_held_bytes,omitempty"`
 	MemoryPeak uint64 `json:"device_memory_peak_bytes,omitempty"`
 	MemoryCap  uint64 `json:"device_memory_cap_bytes,omitempty"`
+	// StreamedBytes is the host-to-device bytes of parameter points
+	// streamed through the device so far (point sets that do not stay
+	// resident under the cap).
+	StreamedBytes uint64 `json:"device_streamed_bytes,omitempty"`
 }
 
 // MarshalJSON writes the lock wait and busy time in seconds.
@@ -174,6 +178,9 @@ func (e *Engine) Status() Status {
 		}
 		if mr, ok := d.be.(backend.MemoryReporter); ok && ds.Healthy {
 			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()
+		}
+		if sr, ok := d.be.(backend.StreamReporter); ok {
+			ds.StreamedBytes = sr.StreamedBytes()
 		}
 		st.Devices = append(st.Devices, ds)
 	}

@@ -804,6 +804,7 @@ int main(int argc, char** argv) {
     char* status = cuzk_status_json();
     double held_peak = json_number(status, "device_memory_peak_bytes") / (1024.0 * 1024.0 * 1024.0);
     double held_cap = json_number(status, "device_memory_cap_bytes") / (1024.0 * 1024.0 * 1024.0);
+    double streamed = json_number(status, "device_streamed_bytes") / (1024.0 * 1024.0 * 1024.0);
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -897,6 +898,12 @@ int main(int argc, char** argv) {
                held_cap > 0 ? held_cap : 0);
         metric(NULL, "device_memory_peak", held_peak, "GiB");
         metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
+    }
+    if (streamed > 0) { /* point sets streamed under the cap, every partition of every mode */
+        double parts = (double)nm * b.calls * b.circuits;
+        printf("%-32s %12.3f  GiB a partition (%.1f GiB in all)\n", "points streamed to the device", streamed / parts,
+               streamed);
+        metric(NULL, "streamed_per_partition", streamed / parts, "GiB");
     }
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,

@@ -276,6 +276,12 @@ func (b *Backend) DeviceMemory() (held, peak, cap uint64, err error) {
 	return m.Held, m.Peak, m.Cap, err
 }
 
+// StreamedBytes is backend.StreamReporter: the host-to-device bytes of
+// streamed point sets so far.
+func (b *Backend) StreamedBytes() uint64 {
+	return uint64(b.g1.streamedBytes.Load() + b.g2.streamedBytes.Load())
+}
+
 // StreamedChunks is the number of point chunks streamed through the
 // device so far (0 while every set stays resident).
 func (b *Backend) StreamedChunks() int64 {

@@ -176,6 +176,11 @@ func TestCapPlansResidentAndStreamedSets(t *testing.T) {
 		require.Len(t, r.sets, c.resident, "resident sets under a cap of %d", c.cap)
 		require.Zero(t, store.refused, "the plan never meets a refusal")
 		require.LessOrEqual(t, store.peak, c.cap)
+		var streamed int64
+		for _, pts := range sets[c.resident:] {
+			streamed += 2 * int64(len(pts)) * g1Size // two rounds
+		}
+		require.Equal(t, streamed, r.streamedBytes.Load(), "the bytes of the streamed sets, every round")
 		if c.resident < len(sets) {
 			require.Positive(t, r.streamedChunks.Load())
 			require.Equal(t, len(sets)-c.resident, store.pinned, "each streamed set is page-locked once")

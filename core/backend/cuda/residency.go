@@ -77,6 +77,7 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 	st   any        // the streamer, made on first use and kept
 
 	streamedChunks atomic.Int64
+	streamedBytes  atomic.Int64 // host-to-device bytes of points streamed for MSMs
 }
 
 // setKey identifies a host point slice; the fingerprint (first and last
@@ -167,6 +168,7 @@ func (r *residency[P, R, PR]) chunked(points []P, scalars []fr.Element) (R, erro
 		part, err := r.store.msm(ch, scalars[from:to])
 		if err == nil {
 			PR(&res).AddAssign(&part)
+			r.streamedBytes.Add(int64(to-from) * int64(pointBytes[P]()))
 		}
 		return err
 	})
@@ -276,6 +278,7 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 		}
 		PR(&res).AddAssign(&sum)
 		r.streamedChunks.Add(1)
+		r.streamedBytes.Add(int64(len(part(k))) * int64(pointBytes[P]()))
 	}
 	return res, nil
 }
