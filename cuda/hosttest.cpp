@@ -1,7 +1,8 @@
-// Host build of the kernels' arithmetic (field.cuh, curve.cuh with the
-// carry-flag emulation), driven by core/backend/cuda/hostarith_test.go,
-// which compares every answer with gnark-crypto. Requests on stdin, answers
-// on stdout, both raw little-endian in gnark-crypto's memory layouts:
+// Host build of the kernels' arithmetic (field/field.cuh, curve/curve.cuh
+// with the carry-flag emulation), driven by
+// core/backend/cuda/hostarith_test.go, which compares every answer with
+// gnark-crypto. Requests on stdin, answers on stdout, both raw
+// little-endian in gnark-crypto's memory layouts:
 //   op 1/2/3   fr mul/add/sub  (a, b: 32 bytes each)        -> 32 bytes
 //   op 4/5/6/7 fp mul/add/sub/neg (a, b: 48 bytes each)     -> 48 bytes
 //   op 8/9     fp2 mul/sqr (a, b: 96 bytes each)            -> 96 bytes
@@ -24,13 +25,13 @@
 //   op 13      the accumulation's Fp operations (fl_*, on values below
 //              2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
-// Build: g++ -O1 -std=c++17 -x c++ cuda/hosttest.cpp -o hosttest
+// Build: g++ -O1 -std=c++17 -Icuda -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.cuh"
-#include "subgroup.cuh"
+#include "curve/curve.cuh"
+#include "subgroup/subgroup.cuh"
 
 namespace {
 

@@ -1,10 +1,11 @@
 package cuda
 
-// The kernels' field and curve code (cuda/field.cuh, cuda/curve.cuh)
-// compiled for the host with g++ — the PTX carry chains replaced by an
-// emulation of the carry flag — and every answer compared with
-// gnark-crypto. This checks the arithmetic on machines without a GPU; the
-// GPU tests check the compiled kernels on the GPU machine.
+// The kernels' field and curve code (cuda/field/field.cuh,
+// cuda/curve/curve.cuh) compiled for the host with g++ — the PTX carry
+// chains replaced by an emulation of the carry flag — and every answer
+// compared with gnark-crypto. This checks the arithmetic on machines
+// without a GPU; the GPU tests check the compiled kernels on the GPU
+// machine.
 
 import (
 	"bytes"
@@ -32,9 +33,11 @@ func hostArith(t *testing.T) func(req []byte) []byte {
 		t.Skip("g++ not installed: the host build of the CUDA arithmetic needs it")
 	}
 	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda", "hosttest.cpp")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda")
+	src := filepath.Join(dir, "hosttest.cpp")
 	bin := filepath.Join(t.TempDir(), "hosttest")
-	args := []string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-x", "c++", src, "-o", bin}
+	// the kernels' headers name each other from cuda/ ("field/field.cuh")
+	args := []string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-I", dir, "-x", "c++", src, "-o", bin}
 	out, err := exec.Command(cxx, args...).CombinedOutput()
 	require.NoError(t, err, "building %s: %s", src, out)
 	return func(req []byte) []byte {

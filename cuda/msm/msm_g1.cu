@@ -3,8 +3,8 @@
 #include <chrono>
 #include <new>
 
-#include "h.cuh"
-#include "msm.cuh"
+#include "ntt/h.cuh"
+#include "msm/msm.cuh"
 
 extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
     return upload<fp_t>(dev, points, n, handle, err, errlen);

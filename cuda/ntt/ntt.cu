@@ -11,11 +11,11 @@
 #include <mutex>
 #include <vector>
 
-#include "common.cuh"
+#include "util/common.cuh"
 #include "cuzk_cuda.h"
-#include "field.cuh"
-#include "h.cuh"
-#include "staging.cuh"
+#include "field/field.cuh"
+#include "ntt/h.cuh"
+#include "util/staging.cuh"
 
 namespace {
 

@@ -1,8 +1,8 @@
 // The group-independent part of streaming (cuzk_cuda.h): the streamer's
 // buffers and the puts; the MSMs are in msm_g1.cu and msm_g2.cu.
-#include "common.cuh"
-#include "staging.cuh"
-#include "stream.cuh"
+#include "util/common.cuh"
+#include "util/staging.cuh"
+#include "util/stream.cuh"
 
 using cuzk::fail;
 using cuzk::streamer;

@@ -31,13 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.cuh"
-#include "curve.cuh"
+#include "util/common.cuh"
+#include "curve/curve.cuh"
 #include "cuzk_cuda.h"
-#include "points.cuh"
-#include "scalars.cuh"
-#include "staging.cuh"
-#include "stream.cuh"
+#include "curve/points.cuh"
+#include "scalars/scalars.cuh"
+#include "util/staging.cuh"
+#include "util/stream.cuh"
 
 namespace {
 

@@ -7,10 +7,10 @@
 // took over 300 s for a 9.6 GB file.
 #include <cuda_runtime.h>
 
-#include "common.cuh"
+#include "util/common.cuh"
 #include "cuzk_cuda.h"
-#include "points.cuh"
-#include "subgroup.cuh"
+#include "curve/points.cuh"
+#include "subgroup/subgroup.cuh"
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
-#include "common.cuh"
+#include "util/common.cuh"
 #include "cuzk_cuda.h"
-#include "scalars.cuh"
-#include "staging.cuh"
+#include "scalars/scalars.cuh"
+#include "util/staging.cuh"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The G2 MSM entry points of cuzk_cuda.h (the pipeline is in msm.cuh).
-#include "msm.cuh"
+#include "msm/msm.cuh"
 
 extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
     return upload<fp2_t>(dev, points, n, handle, err, errlen);

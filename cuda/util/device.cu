@@ -1,6 +1,6 @@
 // A device's options and memory count (cuzk_cuda.h: cuzk_cuda_set_options,
 // cuzk_cuda_memory); the accounting itself is in common.cuh.
-#include "common.cuh"
+#include "util/common.cuh"
 
 using cuzk::fail;
 
