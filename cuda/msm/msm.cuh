@@ -110,26 +110,70 @@ size_t max_pairs() {
     return cap;
 }
 
-// One pass of an MSM over windows w0 .. w0 + nwg − 1 of nw (c bits each):
-// the pairs of the m dense scalars (indices dense) and of the n1 ones
-// (indices ones; n1 = 0 unless w0 = 0), sorted into buckets, accumulated
-// and reduced to the window sums out_w[0 .. nwg − 1] (host memory).
-template <class F>
-int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones, size_t n1,
-             int c, int nw, int w0, int nwg, jac_t<F>* out_w, cuzk::phases& ph, char* err, size_t errlen) {
-    const size_t np = (size_t)nwg * m + n1;
-    dmem keys, vals, keys2, vals2, uniq, counts, offs, nruns, sub, suboff, tmp;
-    CKR(keys.alloc(np * 4));
-    CKR(vals.alloc(np * 4));
-    CKR(keys2.alloc(np * 4));
-    CKR(vals2.alloc(np * 4));
-    if (m > 0)
-        k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense, m, c, nw, w0, nwg, keys.as<uint32_t>(), vals.as<uint32_t>());
+// One pass's workspace: its device buffers and what its steps find out on
+// the host. Each buffer is allocated by the step that first uses it, at the
+// size the pass sizing counts on (max_pairs: ~32 bytes a pair): the pairs'
+// part from the pass's windows, the runs' part after the run-length
+// encoding has counted them, the pieces' part after the scans have. All are
+// freed when the pass ends, in reverse order of declaration, the tree's two
+// temporaries when the tree is done (room for the bucket sums).
+struct pass_workspace {
+    const size_t pairs;  // nwg·m + n1
+    explicit pass_workspace(size_t np) : pairs(np) {}
+
+    // pairs × 4 bytes each: the pairs' keys (window, |digit| − 1) and values
+    // (point index, sign), then their sorted copies. After the sort, keys
+    // and vals are reused for the runs' keys and counts.
+    dmem keys, vals, sorted_keys, sorted_vals;
+    uint32_t* run_keys() { return keys.as<uint32_t>(); }
+    uint32_t* run_counts() { return vals.as<uint32_t>(); }
+    // (runs + 1) × 4 bytes each but run_count (one int): each run's first
+    // pair, the number of runs, each run's number of pieces and its first
+    // piece
+    dmem run_offsets, run_count, run_pieces, piece_offsets;
+    // CUB's temporary storage: of the sort and the run-length encoding, of
+    // the scans
+    dmem sort_temp, scan_temp;
+    // (pieces + 1) × 4 bytes each: each piece's first sorted pair, its
+    // length and its run; (cells + 1) × 4 bytes: each cell's first piece;
+    // (pieces + 1) points: each piece's sum
+    dmem piece_start, piece_len, piece_run, cell_first_piece, piece_sums;
+    // nwg·2^(c − 1), nwg·SEG and nwg points
+    dmem bucket_sums, segment_sums, window_sums;
+    // the tree's: the largest piece count (4 bytes), CUB's temporary
+    // storage of its reduction
+    dmem max_pieces, max_temp;
+
+    // found by the steps: the temporary storages' sizes (sort_temp's, the
+    // larger of the sort's and the run-length encoding's); the runs (the
+    // buckets with pairs, and the SKIP run), the pieces, the valid pairs
+    // (those before the SKIP run) and the cells of SUB of them
+    size_t sort_temp_bytes = 0, scan_temp_bytes = 0;
+    int runs = 0;
+    uint32_t pieces = 0, valid = 0, cells = 0;
+};
+
+// Pairs: nwg windows of each of the m dense scalars (indices dense) and the
+// n1 ones (window 0, digit 1), into keys and vals.
+int pass_pairs(pass_workspace& ws, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones,
+               size_t n1, int c, int nw, int w0, int nwg, char* err, size_t errlen) {
+    CKR(ws.keys.alloc(ws.pairs * 4));
+    CKR(ws.vals.alloc(ws.pairs * 4));
+    CKR(ws.sorted_keys.alloc(ws.pairs * 4));
+    CKR(ws.sorted_vals.alloc(ws.pairs * 4));
+    uint32_t* keys = ws.keys.as<uint32_t>();
+    uint32_t* vals = ws.vals.as<uint32_t>();
+    if (m > 0) k_pairs<<<blocks(m), THREADS>>>(d_scalars, dense, m, c, nw, w0, nwg, keys, vals);
     CKR(cudaGetLastError());
-    if (n1 > 0)
-        k_ones<<<blocks(n1), THREADS>>>(ones, n1, keys.as<uint32_t>() + (size_t)nwg * m, vals.as<uint32_t>() + (size_t)nwg * m);
+    if (n1 > 0) k_ones<<<blocks(n1), THREADS>>>(ones, n1, keys + (size_t)nwg * m, vals + (size_t)nwg * m);
     CKR(cudaGetLastError());
-    ph.mark("pairs");
+    return 0;
+}
+
+// Sort: the pairs by key (CUB's radix sort) into sorted_keys and
+// sorted_vals.
+int pass_sort(pass_workspace& ws, int c, int nwg, char* err, size_t errlen) {
+    const size_t np = ws.pairs;
     // The sort looks at the keys' low bits only: a bucket key is below
     // nwg << (c − 1), so bit kb and the bits above are 0, and SKIP has bit
     // kb set (it still sorts last): 20 bits at 2^24 (c = 16, 16 windows),
@@ -137,93 +181,170 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     int kb = c - 1;
     while (((size_t)1 << kb) < ((size_t)nwg << (c - 1))) kb++;
     const int end_bit = kb + 1;
-    size_t tbytes = 0, t2 = 0, t3 = 0;
-    CKR(cub::DeviceRadixSort::SortPairs(nullptr, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
-                                        vals2.as<uint32_t>(), np, 0, end_bit));
-    CKR(cub::DeviceRunLengthEncode::Encode(nullptr, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
-                                           (int*)nullptr, np));
-    tbytes = tbytes > t2 ? tbytes : t2;
-    CKR(tmp.alloc(tbytes));
-    CKR(cub::DeviceRadixSort::SortPairs(tmp.p, tbytes, keys.as<uint32_t>(), keys2.as<uint32_t>(), vals.as<uint32_t>(),
-                                        vals2.as<uint32_t>(), np, 0, end_bit));
-    ph.mark("sort");
-    // keys2/vals2: sorted. Reuse keys as the unique keys and vals as counts.
-    CKR(nruns.alloc(sizeof(int)));
-    t2 = tbytes;
-    CKR(cub::DeviceRunLengthEncode::Encode(tmp.p, t2, keys2.as<uint32_t>(), keys.as<uint32_t>(), vals.as<uint32_t>(),
-                                           nruns.as<int>(), np));
-    int runs = 0;
-    CKR(cudaMemcpy(&runs, nruns.p, sizeof(int), cudaMemcpyDeviceToHost));
+    uint32_t* keys = ws.keys.as<uint32_t>();
+    uint32_t* vals = ws.vals.as<uint32_t>();
+    uint32_t* sorted_keys = ws.sorted_keys.as<uint32_t>();
+    uint32_t* sorted_vals = ws.sorted_vals.as<uint32_t>();
+    size_t encode_bytes = 0;
+    CKR(cub::DeviceRadixSort::SortPairs(nullptr, ws.sort_temp_bytes, keys, sorted_keys, vals, sorted_vals, np, 0,
+                                        end_bit));
+    CKR(cub::DeviceRunLengthEncode::Encode(nullptr, encode_bytes, sorted_keys, keys, vals, (int*)nullptr, np));
+    ws.sort_temp_bytes = ws.sort_temp_bytes > encode_bytes ? ws.sort_temp_bytes : encode_bytes;
+    CKR(ws.sort_temp.alloc(ws.sort_temp_bytes));
+    CKR(cub::DeviceRadixSort::SortPairs(ws.sort_temp.p, ws.sort_temp_bytes, keys, sorted_keys, vals, sorted_vals, np, 0,
+                                        end_bit));
+    return 0;
+}
+
+// Buckets: the sorted keys run-length encoded into runs (the buckets with
+// pairs, and the SKIP run last), each run's first pair, its pieces (cut at
+// the cells' edges) and its first piece; the runs, pieces, valid pairs and
+// cells to the host.
+int pass_buckets(pass_workspace& ws, char* err, size_t errlen) {
+    const size_t np = ws.pairs;
+    CKR(ws.run_count.alloc(sizeof(int)));
+    size_t encode_bytes = ws.sort_temp_bytes;
+    CKR(cub::DeviceRunLengthEncode::Encode(ws.sort_temp.p, encode_bytes, ws.sorted_keys.as<uint32_t>(),
+                                           ws.run_keys(), ws.run_counts(), ws.run_count.as<int>(), np));
+    CKR(cudaMemcpy(&ws.runs, ws.run_count.p, sizeof(int), cudaMemcpyDeviceToHost));
+    const int runs = ws.runs;
     if (runs == 0) return fail(err, errlen, 2, "msm: no runs among %zu pairs", np);  // every pair has a key
-    uint32_t* d_uniq = keys.as<uint32_t>();
-    uint32_t* d_counts = vals.as<uint32_t>();
-    CKR(offs.alloc((size_t)(runs + 1) * 4));
-    CKR(sub.alloc((size_t)(runs + 1) * 4));
-    CKR(suboff.alloc((size_t)(runs + 1) * 4));
-    CKR(cub::DeviceScan::ExclusiveSum(nullptr, t3, d_counts, offs.as<uint32_t>(), runs));
-    dmem tmp2;
-    CKR(tmp2.alloc(t3 + 16));
-    CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, d_counts, offs.as<uint32_t>(), runs));
-    k_subcount<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), d_uniq, nruns.as<int>(), sub.as<uint32_t>());
+    CKR(ws.run_offsets.alloc((size_t)(runs + 1) * 4));
+    CKR(ws.run_pieces.alloc((size_t)(runs + 1) * 4));
+    CKR(ws.piece_offsets.alloc((size_t)(runs + 1) * 4));
+    uint32_t* run_offsets = ws.run_offsets.as<uint32_t>();
+    uint32_t* run_pieces = ws.run_pieces.as<uint32_t>();
+    uint32_t* piece_offsets = ws.piece_offsets.as<uint32_t>();
+    CKR(cub::DeviceScan::ExclusiveSum(nullptr, ws.scan_temp_bytes, ws.run_counts(), run_offsets, runs));
+    CKR(ws.scan_temp.alloc(ws.scan_temp_bytes + 16));
+    CKR(cub::DeviceScan::ExclusiveSum(ws.scan_temp.p, ws.scan_temp_bytes, ws.run_counts(), run_offsets, runs));
+    k_subcount<<<blocks(runs), THREADS>>>(ws.run_counts(), run_offsets, ws.run_keys(), ws.run_count.as<int>(),
+                                          run_pieces);
     CKR(cudaGetLastError());
-    CKR(cub::DeviceScan::ExclusiveSum(tmp2.p, t3, sub.as<uint32_t>(), suboff.as<uint32_t>(), runs));
+    CKR(cub::DeviceScan::ExclusiveSum(ws.scan_temp.p, ws.scan_temp_bytes, run_pieces, piece_offsets, runs));
     uint32_t last_off = 0, last_sub = 0, last_key = 0, last_count = 0;
-    CKR(cudaMemcpy(&last_off, suboff.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
-    CKR(cudaMemcpy(&last_sub, sub.as<uint32_t>() + runs - 1, 4, cudaMemcpyDeviceToHost));
-    CKR(cudaMemcpy(&last_key, d_uniq + runs - 1, 4, cudaMemcpyDeviceToHost));
-    CKR(cudaMemcpy(&last_count, d_counts + runs - 1, 4, cudaMemcpyDeviceToHost));
-    const uint32_t total = last_off + last_sub;                                   // pieces
-    const uint32_t valid = (uint32_t)np - (last_key == SKIP ? last_count : 0);  // the skipped pairs sort last
-    const uint32_t ncell = (uint32_t)(((size_t)valid + SUB - 1) / SUB);
-    ph.mark("buckets");
-    dmem sstart, slen, owner, cellfirst, partial, buckets, segs, win;
-    CKR(owner.alloc((size_t)(total + 1) * 4));
-    CKR(sstart.alloc((size_t)(total + 1) * 4));
-    CKR(slen.alloc((size_t)(total + 1) * 4));
-    CKR(cellfirst.alloc((size_t)(ncell + 1) * 4));
-    CKR(partial.alloc((size_t)(total + 1) * sizeof(jac_t<F>)));
-    k_subdesc<<<blocks(runs), THREADS>>>(d_counts, offs.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(),
-                                          nruns.as<int>(), sstart.as<uint32_t>(), slen.as<uint32_t>(), owner.as<uint32_t>(),
-                                          cellfirst.as<uint32_t>());
+    CKR(cudaMemcpy(&last_off, piece_offsets + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_sub, run_pieces + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_key, ws.run_keys() + runs - 1, 4, cudaMemcpyDeviceToHost));
+    CKR(cudaMemcpy(&last_count, ws.run_counts() + runs - 1, 4, cudaMemcpyDeviceToHost));
+    ws.pieces = last_off + last_sub;
+    ws.valid = (uint32_t)np - (last_key == SKIP ? last_count : 0);  // the skipped pairs sort last
+    ws.cells = (uint32_t)(((size_t)ws.valid + SUB - 1) / SUB);
+    return 0;
+}
+
+// Descriptors and accumulation: each piece's start, length and run, each
+// cell's first piece, then one thread a cell sums its pieces' points into
+// piece_sums.
+template <class F>
+int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size_t errlen) {
+    const uint32_t total = ws.pieces, ncell = ws.cells;
+    CKR(ws.piece_run.alloc((size_t)(total + 1) * 4));
+    CKR(ws.piece_start.alloc((size_t)(total + 1) * 4));
+    CKR(ws.piece_len.alloc((size_t)(total + 1) * 4));
+    CKR(ws.cell_first_piece.alloc((size_t)(ncell + 1) * 4));
+    CKR(ws.piece_sums.alloc((size_t)(total + 1) * sizeof(jac_t<F>)));
+    uint32_t* piece_start = ws.piece_start.as<uint32_t>();
+    uint32_t* piece_len = ws.piece_len.as<uint32_t>();
+    uint32_t* cell_first_piece = ws.cell_first_piece.as<uint32_t>();
+    k_subdesc<<<blocks(ws.runs), THREADS>>>(ws.run_counts(), ws.run_offsets.as<uint32_t>(),
+                                             ws.run_pieces.as<uint32_t>(), ws.piece_offsets.as<uint32_t>(),
+                                             ws.run_count.as<int>(), piece_start, piece_len,
+                                             ws.piece_run.as<uint32_t>(), cell_first_piece);
     CKR(cudaGetLastError());
     if (total > 0)
-        k_subsum<<<(ncell + 127) / 128, 128>>>(sstart.as<uint32_t>(), slen.as<uint32_t>(), cellfirst.as<uint32_t>(), ncell,
-                                               valid, vals2.as<uint32_t>(), set->pts, partial.as<jac_t<F>>());
+        k_subsum<<<(ncell + 127) / 128, 128>>>(piece_start, piece_len, cell_first_piece, ncell, ws.valid,
+                                               ws.sorted_vals.as<uint32_t>(), set->pts, ws.piece_sums.as<jac_t<F>>());
     CKR(cudaGetLastError());
-    ph.mark("accumulate");
+    return 0;
+}
+
+// Tree: each bucket's piece sums reduced into its first piece, a round for
+// each power of two below the largest bucket's piece count.
+template <class F>
+int pass_tree(pass_workspace& ws, char* err, size_t errlen) {
+    const uint32_t total = ws.pieces;
     if (total > 0) {
         // the largest bucket's piece count bounds the tree's rounds
-        dmem maxsub, tmp3;
-        size_t t4 = 0;
-        CKR(maxsub.alloc(4));
-        CKR(cub::DeviceReduce::Max(nullptr, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
-        CKR(tmp3.alloc(t4 + 16));
-        CKR(cub::DeviceReduce::Max(tmp3.p, t4, sub.as<uint32_t>(), maxsub.as<uint32_t>(), runs));
+        uint32_t* run_pieces = ws.run_pieces.as<uint32_t>();
+        size_t max_bytes = 0;
+        CKR(ws.max_pieces.alloc(4));
+        CKR(cub::DeviceReduce::Max(nullptr, max_bytes, run_pieces, ws.max_pieces.as<uint32_t>(), ws.runs));
+        CKR(ws.max_temp.alloc(max_bytes + 16));
+        CKR(cub::DeviceReduce::Max(ws.max_temp.p, max_bytes, run_pieces, ws.max_pieces.as<uint32_t>(), ws.runs));
         uint32_t most = 0;
-        CKR(cudaMemcpy(&most, maxsub.p, 4, cudaMemcpyDeviceToHost));
+        CKR(cudaMemcpy(&most, ws.max_pieces.p, 4, cudaMemcpyDeviceToHost));
         for (uint32_t stride = 1; stride < most; stride <<= 1) {
-            k_tree<<<(total + 127) / 128, 128>>>(owner.as<uint32_t>(), sub.as<uint32_t>(), suboff.as<uint32_t>(), total,
-                                                 stride, partial.as<jac_t<F>>());
+            k_tree<<<(total + 127) / 128, 128>>>(ws.piece_run.as<uint32_t>(), run_pieces,
+                                                 ws.piece_offsets.as<uint32_t>(), total, stride,
+                                                 ws.piece_sums.as<jac_t<F>>());
             CKR(cudaGetLastError());
         }
+        ws.max_temp.release();
+        ws.max_pieces.release();
     }
-    size_t nbk = (size_t)nwg << (c - 1);
-    CKR(buckets.alloc(nbk * sizeof(jac_t<F>)));
-    k_clear<<<blocks(nbk), THREADS>>>(buckets.as<jac_t<F>>(), nbk);
-    CKR(cudaGetLastError());
-    k_bucketsum<<<blocks(runs), THREADS>>>(d_uniq, sub.as<uint32_t>(), suboff.as<uint32_t>(), nruns.as<int>(),
-                                            partial.as<jac_t<F>>(), buckets.as<jac_t<F>>());
-    CKR(cudaGetLastError());
-    ph.mark("bucket sums");
-    CKR(segs.alloc((size_t)nwg * SEG * sizeof(jac_t<F>)));
-    CKR(win.alloc((size_t)nwg * sizeof(jac_t<F>)));
-    k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(buckets.as<jac_t<F>>(), c, nwg, segs.as<jac_t<F>>());
-    CKR(cudaGetLastError());
-    ph.mark("running sums");
-    k_windows<<<nwg, window_threads<F>()>>>(segs.as<jac_t<F>>(), win.as<jac_t<F>>());
-    CKR(cudaGetLastError());
-    CKR(cudaMemcpy(out_w, win.p, (size_t)nwg * sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
     return 0;
+}
+
+// Bucket sums: every bucket of the nwg windows set to its pieces' sum (the
+// tree's), or infinity when it has no pairs.
+template <class F>
+int pass_bucket_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen) {
+    size_t nbk = (size_t)nwg << (c - 1);
+    CKR(ws.bucket_sums.alloc(nbk * sizeof(jac_t<F>)));
+    jac_t<F>* bucket_sums = ws.bucket_sums.as<jac_t<F>>();
+    k_clear<<<blocks(nbk), THREADS>>>(bucket_sums, nbk);
+    CKR(cudaGetLastError());
+    k_bucketsum<<<blocks(ws.runs), THREADS>>>(ws.run_keys(), ws.run_pieces.as<uint32_t>(),
+                                               ws.piece_offsets.as<uint32_t>(), ws.run_count.as<int>(),
+                                               ws.piece_sums.as<jac_t<F>>(), bucket_sums);
+    CKR(cudaGetLastError());
+    return 0;
+}
+
+// Running sums: Σ j·B_j over each of a window's SEG segments.
+template <class F>
+int pass_running_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen) {
+    CKR(ws.segment_sums.alloc((size_t)nwg * SEG * sizeof(jac_t<F>)));
+    CKR(ws.window_sums.alloc((size_t)nwg * sizeof(jac_t<F>)));
+    k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(ws.bucket_sums.as<jac_t<F>>(), c, nwg,
+                                                          ws.segment_sums.as<jac_t<F>>());
+    CKR(cudaGetLastError());
+    return 0;
+}
+
+// Window sums: each window's segment sums added, into out_w[0 .. nwg − 1]
+// (host memory).
+template <class F>
+int pass_window_sums(pass_workspace& ws, int nwg, jac_t<F>* out_w, char* err, size_t errlen) {
+    k_windows<<<nwg, window_threads<F>()>>>(ws.segment_sums.as<jac_t<F>>(), ws.window_sums.as<jac_t<F>>());
+    CKR(cudaGetLastError());
+    CKR(cudaMemcpy(out_w, ws.window_sums.p, (size_t)nwg * sizeof(jac_t<F>), cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+// One pass of an MSM over windows w0 .. w0 + nwg − 1 of nw (c bits each):
+// the pairs of the m dense scalars (indices dense) and of the n1 ones
+// (indices ones; n1 = 0 unless w0 = 0), sorted into buckets, accumulated
+// and reduced to the window sums out_w[0 .. nwg − 1] (host memory).
+template <class F>
+int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones, size_t n1,
+             int c, int nw, int w0, int nwg, jac_t<F>* out_w, cuzk::phases& ph, char* err, size_t errlen) {
+    pass_workspace ws((size_t)nwg * m + n1);
+    if (int rc = pass_pairs(ws, d_scalars, dense, m, ones, n1, c, nw, w0, nwg, err, errlen)) return rc;
+    ph.mark("pairs");
+    if (int rc = pass_sort(ws, c, nwg, err, errlen)) return rc;
+    ph.mark("sort");
+    if (int rc = pass_buckets(ws, err, errlen)) return rc;
+    ph.mark("buckets");
+    if (int rc = pass_accumulate<F>(ws, set, err, errlen)) return rc;
+    ph.mark("accumulate");
+    if (int rc = pass_tree<F>(ws, err, errlen)) return rc;
+    if (int rc = pass_bucket_sums<F>(ws, c, nwg, err, errlen)) return rc;
+    ph.mark("bucket sums");
+    if (int rc = pass_running_sums<F>(ws, c, nwg, err, errlen)) return rc;
+    ph.mark("running sums");
+    return pass_window_sums<F>(ws, nwg, out_w, err, errlen);
 }
 
 template <class F>
