@@ -25,12 +25,16 @@
 //   op 13      the accumulation's Fp operations (fl_*, on values below
 //              2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
+//   op 20      the MSM's pass planning (msm/plan.h): u64 n_dense, u64
+//              n_ones, u32 nw, u64 available bytes, u32 capped, u64 forced
+//              pairs -> i32 windows a pass (plan_passes), u64 max_pairs
 // Build: g++ -O1 -std=c++17 -Icuda -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.cuh"
+#include "msm/plan.h"
 #include "subgroup/subgroup.cuh"
 
 namespace {
@@ -181,6 +185,18 @@ int main() {
                 ok = get(&a, 48);
                 r = f_sqr(a);
                 put(&r, 48);
+                break;
+            }
+            case 20: {
+                uint64_t n_dense, n_ones, avail, forced;
+                uint32_t nw, capped;
+                ok = get(&n_dense, 8) && get(&n_ones, 8) && get(&nw, 4) && get(&avail, 8) && get(&capped, 4) &&
+                     get(&forced, 8) && nw >= 1 && nw <= 256;
+                if (!ok) break;
+                const int32_t per = cuzk::plan_passes(n_dense, n_ones, (int)nw, avail, capped != 0, forced);
+                const uint64_t pairs = cuzk::max_pairs(avail, capped != 0, forced);
+                put(&per, 4);
+                put(&pairs, 8);
                 break;
             }
             case 13: {

@@ -36,6 +36,7 @@
 #include "curve/points.cuh"
 #include "cuzk_cuda.h"
 #include "msm/kernels.cuh"
+#include "msm/plan.h"
 #include "util/common.cuh"
 
 namespace {
@@ -93,30 +94,17 @@ int window_bits(size_t n) {
     return c < 8 ? 8 : (c > 16 ? 16 : c);
 }
 
-// msm on device-resident points and scalars (regular form computed here).
-// The pairs one pass may hold: their scratch is ~32 bytes a pair (keys and
-// values twice, the sort's temporary storage, the pieces' sums), given
-// 3/4 of the memory available within the device's cap (common.cuh); the
-// msm_max_pairs option lowers it (the tests force several passes with it).
-size_t max_pairs() {
-    const cuzk_cuda_options o = cuzk::options();
-    size_t cap = (1ull << 32) - 4 * SUB;  // cells' edges stay below 2^32
-    // 0 available: unknown without a cap (one pass), no room under one
-    // (one window a pass: its allocation then fails with the cap's error)
-    const size_t a = cuzk::available();
-    if (a || o.max_device_memory) cap = std::min(cap, a / 4 * 3 / 32);
-    const size_t forced = o.msm_max_pairs;
-    if (forced > 0) cap = std::min(cap, forced);
-    return cap;
-}
+// The pass planning (plan.h) counts on SUB.
+static_assert(cuzk::PASS_PAIRS_LIMIT == (1ull << 32) - 4 * SUB, "plan.h's limit: SUB pairs a cell");
 
 // One pass's workspace: its device buffers and what its steps find out on
 // the host. Each buffer is allocated by the step that first uses it, at the
-// size the pass sizing counts on (max_pairs: ~32 bytes a pair): the pairs'
-// part from the pass's windows, the runs' part after the run-length
-// encoding has counted them, the pieces' part after the scans have. All are
-// freed when the pass ends, in reverse order of declaration, the tree's two
-// temporaries when the tree is done (room for the bucket sums).
+// size the pass sizing counts on (plan.h's max_pairs: ~32 bytes a pair):
+// the pairs' part from the pass's windows, the runs' part after the
+// run-length encoding has counted them, the pieces' part after the scans
+// have. All are freed when the pass ends, in reverse order of declaration,
+// the tree's two temporaries when the tree is done (room for the bucket
+// sums).
 struct pass_workspace {
     const size_t pairs;  // nwg·m + n1
     explicit pass_workspace(size_t np) : pairs(np) {}
@@ -347,6 +335,9 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     return pass_window_sums<F>(ws, nwg, out_w, err, errlen);
 }
 
+// msm on device-resident points and scalars: the first n points of set
+// and the n scalars d_scalars (Montgomery form; regular form computed
+// here), into out's window sums.
 template <class F>
 int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
     cuzk::phases ph("msm");
@@ -386,9 +377,8 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     if (nw * m + n1 == 0) return 0;  // all scalars 0: nw = 0, the point at infinity
     // Windows in passes when the pairs' scratch would not fit (one pass for
     // 2^24 uniform scalars on the H200: 8.6 GB); the ones go with window 0.
-    const size_t budget = max_pairs();
-    int per = nw;
-    if (m > 0) per = (int)std::max<size_t>(1, std::min<size_t>(nw, (budget > n1 ? budget - n1 : 0) / m));
+    const cuzk_cuda_options o = cuzk::options();
+    const int per = cuzk::plan_passes(m, n1, nw, cuzk::available(), o.max_device_memory != 0, o.msm_max_pairs);
     for (int w0 = 0; w0 < nw; w0 += per) {
         const int nwg = std::min(per, nw - w0);
         const size_t n1g = w0 == 0 ? n1 : 0;
