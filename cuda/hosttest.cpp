@@ -1,7 +1,8 @@
-// Host build of the kernels' arithmetic (field.cuh, curve.cuh with the
-// carry-flag emulation), driven by core/backend/cuda/hostarith_test.go,
-// which compares every answer with gnark-crypto. Requests on stdin, answers
-// on stdout, both raw little-endian in gnark-crypto's memory layouts:
+// Host build of the kernels' arithmetic (field/field.cuh, curve/curve.cuh
+// with the carry-flag emulation), driven by
+// core/backend/cuda/hostarith_test.go, which compares every answer with
+// gnark-crypto. Requests on stdin, answers on stdout, both raw
+// little-endian in gnark-crypto's memory layouts:
 //   op 1/2/3   fr mul/add/sub  (a, b: 32 bytes each)        -> 32 bytes
 //   op 4/5/6/7 fp mul/add/sub/neg (a, b: 48 bytes each)     -> 48 bytes
 //   op 8/9     fp2 mul/sqr (a, b: 96 bytes each)            -> 96 bytes
@@ -24,13 +25,17 @@
 //   op 13      the accumulation's Fp operations (fl_*, on values below
 //              2p): a, b (48 bytes each) -> a·b, a², a + b,
 //              a − b, canonical a (48 bytes each), u32 a is zero
-// Build: g++ -O1 -std=c++17 -x c++ cuda/hosttest.cpp -o hosttest
+//   op 20      the MSM's pass planning (msm/plan.h): u64 n_dense, u64
+//              n_ones, u32 nw, u64 available bytes, u32 capped, u64 forced
+//              pairs -> i32 windows a pass (plan_passes), u64 max_pairs
+// Build: g++ -O1 -std=c++17 -Icuda -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "curve.cuh"
-#include "subgroup.cuh"
+#include "curve/curve.cuh"
+#include "msm/plan.h"
+#include "subgroup/subgroup.cuh"
 
 namespace {
 
@@ -180,6 +185,18 @@ int main() {
                 ok = get(&a, 48);
                 r = f_sqr(a);
                 put(&r, 48);
+                break;
+            }
+            case 20: {
+                uint64_t n_dense, n_ones, avail, forced;
+                uint32_t nw, capped;
+                ok = get(&n_dense, 8) && get(&n_ones, 8) && get(&nw, 4) && get(&avail, 8) && get(&capped, 4) &&
+                     get(&forced, 8) && nw >= 1 && nw <= 256;
+                if (!ok) break;
+                const int32_t per = cuzk::plan_passes(n_dense, n_ones, (int)nw, avail, capped != 0, forced);
+                const uint64_t pairs = cuzk::max_pairs(avail, capped != 0, forced);
+                put(&per, 4);
+                put(&pairs, 8);
                 break;
             }
             case 13: {

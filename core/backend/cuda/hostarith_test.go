@@ -1,10 +1,12 @@
 package cuda
 
-// The kernels' field and curve code (cuda/field.cuh, cuda/curve.cuh)
-// compiled for the host with g++ — the PTX carry chains replaced by an
-// emulation of the carry flag — and every answer compared with
-// gnark-crypto. This checks the arithmetic on machines without a GPU; the
-// GPU tests check the compiled kernels on the GPU machine.
+// The kernels' field and curve code (cuda/field/field.cuh,
+// cuda/curve/curve.cuh) compiled for the host with g++ — the PTX carry
+// chains replaced by an emulation of the carry flag — and every answer
+// compared with gnark-crypto. This checks the arithmetic on machines
+// without a GPU; the GPU tests check the compiled kernels on the GPU
+// machine. The MSM's pass planning (cuda/msm/plan.h) is checked the same
+// way.
 
 import (
 	"bytes"
@@ -32,9 +34,11 @@ func hostArith(t *testing.T) func(req []byte) []byte {
 		t.Skip("g++ not installed: the host build of the CUDA arithmetic needs it")
 	}
 	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda", "hosttest.cpp")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "cuda")
+	src := filepath.Join(dir, "hosttest.cpp")
 	bin := filepath.Join(t.TempDir(), "hosttest")
-	args := []string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-x", "c++", src, "-o", bin}
+	// the kernels' headers name each other from cuda/ ("field/field.cuh")
+	args := []string{"-O1", "-std=c++17", "-Wall", "-Wno-unknown-pragmas", "-Werror", "-I", dir, "-x", "c++", src, "-o", bin}
 	out, err := exec.Command(cxx, args...).CombinedOutput()
 	require.NoError(t, err, "building %s: %s", src, out)
 	return func(req []byte) []byte {
@@ -464,4 +468,113 @@ func TestHostArithSignedDigits(t *testing.T) {
 		}
 	}
 	require.Empty(t, resp)
+}
+
+// TestHostArithPlanPasses checks the MSM's pass planning (cuda/msm/plan.h:
+// the pairs a pass may hold and the windows a pass) on the host: the
+// scenarios with their answers worked out by hand, then random sizes
+// against planPassesRef.
+func TestHostArithPlanPasses(t *testing.T) {
+	run := hostArith(t)
+	const limit = 1<<32 - 4*256 // a pass's pairs: the cells' (256 pairs) edges stay below 2^32
+	type plan struct {
+		dense, ones uint64
+		nw          int
+		avail       uint64
+		capped      bool
+		forced      uint64
+	}
+	cases := []struct {
+		name  string
+		p     plan
+		per   int
+		pairs uint64
+	}{
+		// 140 GiB·3/4 / 32 bytes a pair = 3,523,215,360 pairs: 2^24·16 fit
+		{"plenty of memory: one pass", plan{1 << 24, 0, 16, 140 << 30, false, 0}, 16, 3523215360},
+		// 134,435,328 bytes·3/4 / 32 = 3·2^20 + 5,000 + 100 pairs
+		{"a cap with room for 3 windows", plan{1 << 20, 5000, 16, 134435328, true, 0}, 3, 3*(1<<20) + 5100},
+		{"one pair short of 3 windows", plan{1 << 20, 5000, 16, 134435328, true, 3*(1<<20) + 4999}, 2, 3*(1<<20) + 4999},
+		{"no room under a cap: one window a pass", plan{1 << 20, 10, 16, 0, true, 0}, 1, 0},
+		{"room for the ones only: one window a pass", plan{1 << 20, 100000, 16, 1 << 20, true, 0}, 1, 24576},
+		{"memory unknown without a cap: one pass", plan{1 << 24, 0, 16, 0, false, 0}, 16, limit},
+		{"forced: 4 windows a pass", plan{1 << 16, 0, 32, 140 << 30, false, 4 << 16}, 4, 4 << 16},
+		{"forced above the cap's room: the cap's", plan{1 << 20, 5000, 16, 134435328, true, 1 << 30}, 3, 3*(1<<20) + 5100},
+		{"the 2^32 bound: 15 windows of 2^28", plan{1 << 28, 0, 16, 1 << 50, false, 0}, 15, limit},
+		{"the 2^32 bound with 2^28 ones: 14", plan{1 << 28, 1 << 28, 16, 1 << 50, false, 0}, 14, limit},
+		{"no dense scalars: every window in one pass", plan{0, 1000, 16, 0, true, 0}, 16, 0},
+	}
+	var plans []plan
+	for _, c := range cases {
+		per, pairs := planPassesRef(c.p.dense, c.p.ones, c.p.nw, c.p.avail, c.p.capped, c.p.forced)
+		require.Equal(t, c.per, per, "%s: the reference's windows a pass", c.name)
+		require.Equal(t, c.pairs, pairs, "%s: the reference's pairs", c.name)
+		plans = append(plans, c.p)
+	}
+	randBelow := func(n uint64) uint64 {
+		v, err := rand.Int(rand.Reader, new(big.Int).SetUint64(n))
+		require.NoError(t, err)
+		return v.Uint64()
+	}
+	for range 500 {
+		p := plan{dense: randBelow(1 << 29), ones: randBelow(1 << 27), nw: 1 + int(randBelow(32)),
+			avail: randBelow(1 << 38), capped: randBelow(2) == 1}
+		switch randBelow(4) {
+		case 0:
+			p.avail = 0
+		case 1:
+			p.forced = randBelow(1 << 33)
+		}
+		plans = append(plans, p)
+	}
+	var req bytes.Buffer
+	for _, p := range plans {
+		req.WriteByte(20)
+		capped := uint32(0)
+		if p.capped {
+			capped = 1
+		}
+		for _, v := range []any{p.dense, p.ones, uint32(p.nw), p.avail, capped, p.forced} {
+			require.NoError(t, binary.Write(&req, binary.LittleEndian, v))
+		}
+	}
+	resp := run(req.Bytes())
+	require.Len(t, resp, 12*len(plans))
+	for i, p := range plans {
+		per := int(int32(binary.LittleEndian.Uint32(resp[12*i:])))
+		pairs := binary.LittleEndian.Uint64(resp[12*i+4:])
+		wantPer, wantPairs := planPassesRef(p.dense, p.ones, p.nw, p.avail, p.capped, p.forced)
+		if i < len(cases) {
+			require.Equal(t, cases[i].per, per, cases[i].name)
+		}
+		require.Equal(t, wantPairs, pairs, "%+v", p)
+		require.Equal(t, wantPer, per, "%+v", p)
+	}
+}
+
+// planPassesRef is the pass planning as cuda/DESIGN.md states it ("Passes
+// when memory is short"): a pass holds at most the pairs whose 32 bytes
+// each fit in 3/4 of the memory available (an available of 0 under a cap
+// is no room, without one unknown: no limit), at most msm_max_pairs when
+// forced, and fewer than 2^32 − 1024; its windows are the most that fit
+// with the ones (searched, not divided), at least one, all of them when no
+// scalar is dense.
+func planPassesRef(dense, ones uint64, nw int, avail uint64, capped bool, forced uint64) (int, uint64) {
+	pairs := uint64(1<<32 - 4*256)
+	if avail > 0 || capped {
+		quarter := avail / 4
+		pairs = min(pairs, 3*quarter/32)
+	}
+	if forced > 0 {
+		pairs = min(pairs, forced)
+	}
+	if dense == 0 {
+		return nw, pairs
+	}
+	for k := nw; k > 1; k-- {
+		if uint64(k)*dense+ones <= pairs {
+			return k, pairs
+		}
+	}
+	return 1, pairs
 }

@@ -6,9 +6,9 @@ import (
 
 // CheckSubgroupG1 returns the index of the first of points outside the
 // prime-order subgroup G1, or −1 when all are in it (infinity is), checked
-// on the GPU (cuda/subgroup.cuh) over the resident copy of points: the set
-// stays resident for the MSMs over it that follow, so loading a parameter
-// file uploads its points once for both. A set beyond the resident budget
+// on the GPU (cuda/subgroup/subgroup.cuh) over the resident copy of points:
+// the set stays resident for the MSMs over it that follow, so loading a
+// parameter file uploads its points once for both. A set beyond the resident budget
 // streams through the device in chunks. The points must be on the curve
 // (the parameter decoder checks that); points must not change afterwards
 // while they are resident (as for the MSMs).

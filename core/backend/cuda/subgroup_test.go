@@ -1,11 +1,11 @@
 package cuda
 
-// The subgroup check (cuda/subgroup.cuh): its per-point function compiled
-// for the host and compared with gnark-crypto's IsInSubGroup on points in
-// the subgroups, at infinity, and on the curve but outside them (random
-// curve points, points of the cofactor's small orders, subgroup points plus
-// those); then the kernels on the GPU over resident sets of 2^10-2^20
-// points, and their timing at 2^20 and 2^24.
+// The subgroup check (cuda/subgroup/subgroup.cuh): its per-point function
+// compiled for the host and compared with gnark-crypto's IsInSubGroup on
+// points in the subgroups, at infinity, and on the curve but outside them
+// (random curve points, points of the cofactor's small orders, subgroup
+// points plus those); then the kernels on the GPU over resident sets of
+// 2^10-2^20 points, and their timing at 2^20 and 2^24.
 
 import (
 	"bytes"

@@ -1,16 +1,17 @@
-// Subgroup checks over resident point sets (cuzk_cuda.h's
-// cuzk_cuda_g1_check_subgroup / g2): one thread a point runs in_subgroup
-// (subgroup.cuh), and the points that fail are counted, the first one's
-// index kept. A parameter file's points go to the device anyway for the
-// MSMs, so the check there costs no extra copy: its work is ~126 G1
-// doublings a G1 point (63 Fp2 doublings a G2 point), which on 16 CPU cores
-// took over 300 s for a 9.6 GB file.
+// Subgroup checks over resident point sets, behind cuzk_cuda.h's
+// cuzk_cuda_g1_check_subgroup / g2 (api_subgroup.cu wraps them): one thread
+// a point runs in_subgroup (subgroup.cuh), and the points that fail are
+// counted, the first one's index kept. A parameter file's points go to the
+// device anyway for the MSMs, so the check there costs no extra copy: its
+// work is ~126 G1 doublings a G1 point (63 Fp2 doublings a G2 point), which
+// on 16 CPU cores took over 300 s for a 9.6 GB file.
 #include <cuda_runtime.h>
 
-#include "common.cuh"
+#include "api.h"
+#include "curve/points.cuh"
 #include "cuzk_cuda.h"
-#include "points.cuh"
-#include "subgroup.cuh"
+#include "subgroup/subgroup.cuh"
+#include "util/common.cuh"
 
 namespace {
 
@@ -19,11 +20,11 @@ using cuzk::point_set;
 
 // 128 threads a block, at least SUBGROUP_BLOCKS (2) blocks a
 // multiprocessor: up to 255 registers a thread, as the MSM's accumulation
-// (msm.cuh's k_subsum, whose 3-block variant at 168 registers measured
-// slower). A thread holds a Jacobian point, its input and a multiplier's
-// temporaries: ptxas (nvcc 11.8, sm_80) gives G1 255 registers with 36
-// bytes spilled, G2 255 with the Fp2 products' arguments on the stack, as
-// in the G2 MSM.
+// (msm/kernels.cuh's k_subsum, whose 3-block variant at 168 registers
+// measured slower). A thread holds a Jacobian point, its input and a
+// multiplier's temporaries: ptxas (nvcc 11.8, sm_80) gives G1 255 registers
+// with 36 bytes spilled, G2 255 with the Fp2 products' arguments on the
+// stack, as in the G2 MSM.
 const int SUBGROUP_BLOCKS = 2;
 const int SUBGROUP_THREADS = 128;
 
@@ -70,12 +71,10 @@ int check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, cha
 
 }  // namespace
 
-extern "C" int cuzk_cuda_g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err,
-                                           size_t errlen) {
+int cuzk::g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
     return check_subgroup<fp_t>(handle, n, n_bad, first_bad, err, errlen);
 }
 
-extern "C" int cuzk_cuda_g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err,
-                                           size_t errlen) {
+int cuzk::g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
     return check_subgroup<fp2_t>(handle, n, n_bad, first_bad, err, errlen);
 }

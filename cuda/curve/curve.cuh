@@ -6,7 +6,7 @@
 // P = -Q) handled explicitly. The point code is written once over the
 // field type; the field operations are overloaded for Fp and Fp2.
 #pragma once
-#include "field.cuh"
+#include "field/field.cuh"
 
 typedef felem<12> fp_t;
 

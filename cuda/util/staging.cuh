@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "common.cuh"
+#include "util/common.cuh"
 
 namespace cuzk {
 

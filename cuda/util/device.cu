@@ -1,6 +1,11 @@
-// A device's options and memory count (cuzk_cuda.h: cuzk_cuda_set_options,
-// cuzk_cuda_memory); the accounting itself is in common.cuh.
-#include "common.cuh"
+// The device functions behind cuzk_cuda.h (api_device.cu wraps them): the
+// devices and their memory, a device's options and memory count
+// (cuzk_cuda_set_options, cuzk_cuda_memory; the accounting itself is in
+// common.cuh), and host memory's registration.
+#include <stdio.h>
+
+#include "api.h"
+#include "util/common.cuh"
 
 using cuzk::fail;
 
@@ -17,7 +22,7 @@ int check_device(int dev, char* err, size_t errlen) {
 
 }  // namespace
 
-extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* err, size_t errlen) {
+int cuzk::set_options(int dev, const cuzk_cuda_options* o, char* err, size_t errlen) {
     if (!o) return fail(err, errlen, 1, "options is NULL");
     if (o->msm_window_bits != 0 && (o->msm_window_bits < 8 || o->msm_window_bits > 20))
         return fail(err, errlen, 1, "msm_window_bits %d: want 0 or 8..20", o->msm_window_bits);
@@ -39,8 +44,7 @@ extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* 
     return 0;
 }
 
-extern "C" int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err,
-                                size_t errlen) {
+int cuzk::memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err, size_t errlen) {
     if (!held || !peak || !cap) return fail(err, errlen, 1, "NULL argument");
     if (int rc = check_device(dev, err, errlen)) return rc;
     cuzk::device_state& s = cuzk::state(dev);
@@ -51,5 +55,41 @@ extern "C" int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_
     *peak = s.peak;
     *cap = s.opt.max_device_memory;
     if (reset_peak) s.peak = h;
+    return 0;
+}
+
+int cuzk::device_count(int* count, char* err, size_t errlen) {
+    if (!count) return fail(err, errlen, 1, "count is NULL");
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        *count = 0;
+        return fail(err, errlen, cuzk::cuda_code(e), "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+int cuzk::device_info(int dev, char* name, size_t namelen, size_t* total, size_t* freeb, char* err, size_t errlen) {
+    int rc = 0;
+    cudaDeviceProp p;
+    CK(cudaSetDevice(dev));
+    CK(cudaGetDeviceProperties(&p, dev));
+    if (name && namelen) snprintf(name, namelen, "%s", p.name);
+    if (total && freeb) {
+        CK(cudaMemGetInfo(freeb, total));
+        *freeb += cuzk::pool_idle();  // the MSM pool's idle bytes are free to the caller too
+    }
+done:
+    return rc;
+}
+
+int cuzk::host_register(void* p, size_t bytes, char* err, size_t errlen) {
+    if (!p || !bytes) return fail(err, errlen, 1, "NULL or empty host buffer");
+    CKR(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+    return 0;
+}
+
+int cuzk::host_unregister(void* p, char* err, size_t errlen) {
+    if (!p) return fail(err, errlen, 1, "NULL host buffer");
+    CKR(cudaHostUnregister(p));
     return 0;
 }

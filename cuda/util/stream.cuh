@@ -1,7 +1,7 @@
 // A streamer (cuzk_cuda.h's cuzk_cuda_stream_*): two device buffers of
 // chunk points of one group, each filled by a put (on the copy stream when
 // the host memory is page-locked, its event recorded) and summed by an MSM
-// that waits for that event (msm.cuh's stream_msm, per group).
+// that waits for that event (msm/entry.cuh's stream_msm, per group).
 #pragma once
 #include <cuda_runtime.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "curve.cuh"
+#include "curve/curve.cuh"
 
 namespace cuzk {
 

@@ -1,26 +1,28 @@
-// The G1 MSM entry points of cuzk_cuda.h (the pipeline is in msm.cuh; G1
-// and G2 are separate files so that they compile in parallel).
+// The G1 MSM functions behind cuzk_cuda.h (api_msm.cu wraps them; the
+// pipeline is in msm.cuh; G1 and G2 are separate files so that they compile
+// in parallel), and h fed into the H MSM.
 #include <chrono>
-#include <new>
 
-#include "h.cuh"
-#include "msm.cuh"
+#include "api.h"
+#include "msm/entry.cuh"
+#include "ntt/h.cuh"
 
-extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+int cuzk::g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
     return upload<fp_t>(dev, points, n, handle, err, errlen);
 }
-extern "C" void cuzk_cuda_g1_free(void* handle) { release<fp_t>(handle); }
-extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+void cuzk::g1_free(void* handle) { release<fp_t>(handle); }
+int cuzk::msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return msm<fp_t>(handle, scalars, n, result, err, errlen);
 }
-extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
+int cuzk::msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return msm_resident<fp_t>(handle, scalars, result, err, errlen);
 }
 int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
                        size_t errlen) {
-    return stream_msm<fp_t>(s, slot, scalars, offset, n, result, err, errlen);
+    // entry.cuh's template: inside namespace cuzk the plain name finds cuzk::stream_msm (api.h) first
+    return ::stream_msm<fp_t>(s, slot, scalars, offset, n, result, err, errlen);
 }
-extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+int cuzk::bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }
 
@@ -50,8 +52,8 @@ int h_msm(cuzk::abc_t* x, const void* consts, point_set<fp_t>* s, void* result, 
 }
 }  // namespace
 
-extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
-                                  void* result, double* ms, char* err, size_t errlen) {
+int cuzk::h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
+                   void* result, double* ms, char* err, size_t errlen) {
     point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
     if (!a || !b || !c || !consts || !s || !result || !ms) return fail(err, errlen, 1, "NULL argument");
     if (int rc = check_h(s, dev, n, err, errlen)) return rc;
@@ -65,8 +67,8 @@ extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, 
     return rc;
 }
 
-extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms, char* err,
-                                      size_t errlen) {
+int cuzk::h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms, char* err,
+                       size_t errlen) {
     cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
     point_set<fp_t>* s = static_cast<point_set<fp_t>*>(handle);
     int rc = 0;
@@ -76,26 +78,6 @@ extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handl
         rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
     else
         rc = h_msm(x, consts, s, result, ms, std::chrono::steady_clock::now(), err, errlen);
-    cuzk::abc_free(x);  // consumed, also on error
-    return rc;
-}
-
-extern "C" int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
-    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
-    int rc = 0;
-    if (!x || !consts || !scalars)
-        rc = fail(err, errlen, 1, "NULL argument");
-    else if (cudaError_t e = cudaSetDevice(x->dev))
-        rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
-    else if (!(rc = cuzk::h_abc(x, consts, err, errlen))) {
-        cuzk::scalar_vec* v = new (std::nothrow) cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
-        if (!v) {
-            rc = fail(err, errlen, 2, "out of host memory");
-        } else {
-            *scalars = v;
-            x->dv[0] = nullptr;  // the vector owns it now
-        }
-    }
     cuzk::abc_free(x);  // consumed, also on error
     return rc;
 }

@@ -1,13 +1,15 @@
-// The group-independent part of streaming (cuzk_cuda.h): the streamer's
-// buffers and the puts; the MSMs are in msm_g1.cu and msm_g2.cu.
-#include "common.cuh"
-#include "staging.cuh"
-#include "stream.cuh"
+// The group-independent part of streaming, behind cuzk_cuda.h's stream
+// entry points (api_stream.cu wraps them): the streamer's buffers and the
+// puts; the MSMs are in msm_g1.cu and msm_g2.cu.
+#include "api.h"
+#include "util/common.cuh"
+#include "util/staging.cuh"
+#include "util/stream.cuh"
 
 using cuzk::fail;
 using cuzk::streamer;
 
-extern "C" void cuzk_cuda_stream_free(void* handle) {
+void cuzk::stream_free(void* handle) {
     streamer* s = static_cast<streamer*>(handle);
     if (!s) return;
     cudaSetDevice(s->dev);
@@ -21,7 +23,7 @@ extern "C" void cuzk_cuda_stream_free(void* handle) {
     delete s;
 }
 
-extern "C" int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** handle, char* err, size_t errlen) {
+int cuzk::stream_new(int dev, int group, size_t chunk, void** handle, char* err, size_t errlen) {
     if (group != 1 && group != 2) return fail(err, errlen, 1, "group %d: want 1 (G1) or 2 (G2)", group);
     const size_t point_bytes = group == 1 ? 96 : 192;  // affine x, y in Fp or Fp2
     if (!handle || chunk == 0 || chunk > ((size_t)1 << 31) || chunk > SIZE_MAX / point_bytes)
@@ -32,7 +34,7 @@ extern "C" int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** han
         cudaError_t e = cuzk::dev_malloc(&s->pts[i], chunk * point_bytes);
         if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ready[i], cudaEventDisableTiming);
         if (e != cudaSuccess) {
-            cuzk_cuda_stream_free(s);
+            cuzk::stream_free(s);
             return fail(err, errlen, cuzk::cuda_code(e), "stream buffers of %zu points: %s", chunk, cudaGetErrorString(e));
         }
     }
@@ -40,7 +42,7 @@ extern "C" int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** han
     return 0;
 }
 
-extern "C" int cuzk_cuda_stream_put(void* handle, int slot, const void* points, size_t n, char* err, size_t errlen) {
+int cuzk::stream_put(void* handle, int slot, const void* points, size_t n, char* err, size_t errlen) {
     streamer* s = static_cast<streamer*>(handle);
     if (!s || !points || slot < 0 || slot > 1 || n > s->chunk)
         return fail(err, errlen, 1, "NULL streamer or points, slot %d, or %zu points for chunks of %zu", slot, n,
@@ -69,8 +71,8 @@ extern "C" int cuzk_cuda_stream_put(void* handle, int slot, const void* points, 
     return st ? st->h2d(s->pts[slot], points, bytes, err, errlen) : 2;
 }
 
-extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result,
-                                    char* err, size_t errlen) {
+int cuzk::stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result,
+                     char* err, size_t errlen) {
     streamer* s = static_cast<streamer*>(handle);
     if (!s) return fail(err, errlen, 1, "NULL streamer");
     return s->group == 1 ? cuzk::stream_msm_g1(s, slot, scalars, offset, n, result, err, errlen)

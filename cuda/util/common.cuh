@@ -303,3 +303,18 @@ static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / 
             return cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
                               __LINE__);                                                                 \
     } while (0)
+
+// CK is CKR for a function that cleans up at a label: on a CUDA error it
+// sets rc and jumps to `done` (the function has `int rc` and `char* err,
+// size_t errlen` in scope). CKLAUNCH checks the last kernel launch.
+#define CK(call)                                                                                 \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            cudaGetLastError(); /* a non-sticky error must not fail the next call */             \
+            rc = cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+            goto done;                                                                           \
+        }                                                                                        \
+    } while (0)
+
+#define CKLAUNCH() CK(cudaGetLastError())

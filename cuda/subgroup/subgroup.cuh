@@ -28,7 +28,7 @@
 // The additions are the general ones (curve.cuh handles P = ±Q and
 // infinity), so points with small-order components take the same path.
 #pragma once
-#include "curve.cuh"
+#include "curve/curve.cuh"
 
 // β (thirdRootOneG1 in gnark-crypto) = 0x1a0111ea397fe699ec02408663d4de85aa0d857d
 // 89759ad4897d29650fb85f9b409427eb4f49fffd8bfd00000000aaac, in Montgomery limbs.

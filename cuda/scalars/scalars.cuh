@@ -4,7 +4,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "field.cuh"
+#include "field/field.cuh"
 
 namespace cuzk {
 

@@ -312,8 +312,8 @@ __device__ __forceinline__ fr_t fr_pow(const fr_t& x, uint64_t e, const fr_t& on
 
 // One thread's share of a coset scaling x[i] *= base^i · c (use_pow) or
 // x[i] *= c, for thread t of T: the elements t, t + T, t + 2T, ... from
-// base^t · c, stepping by base^T (ntt.cu's k_powscale; the host tests run
-// it for every t).
+// base^t · c, stepping by base^T (ntt/kernels.cuh's k_powscale; the host
+// tests run it for every t).
 __device__ __forceinline__ void fr_powscale_run(fr_t* x, size_t n, size_t T, size_t t, const fr_t& base,
                                                 const fr_t& c, bool use_pow, const fr_t& one) {
     fr_t f = c, step = c;
@@ -327,8 +327,9 @@ __device__ __forceinline__ void fr_powscale_run(fr_t* x, size_t n, size_t T, siz
     }
 }
 
-// One radix-2 DIT butterfly of half-size m, thread i of n/2 (ntt.cu's
-// k_stage): twiddle stride n/(2m) in tw (n/2 powers of ω).
+// One radix-2 DIT butterfly of half-size m, thread i of n/2
+// (ntt/kernels.cuh's k_stage): twiddle stride n/(2m) in tw (n/2 powers of
+// ω).
 __device__ __forceinline__ void fr_radix2(fr_t* x, size_t n, size_t m, const fr_t* tw, size_t i) {
     const size_t j = i & (m - 1);
     const size_t i1 = ((i - j) << 1) + j, i2 = i1 + m;
@@ -338,10 +339,10 @@ __device__ __forceinline__ void fr_radix2(fr_t* x, size_t n, size_t m, const fr_
     x[i2] = fr_sub(u, v);
 }
 
-// The stages of half-sizes m and 2m at once, thread i of n/4 (ntt.cu's
-// k_stage4): the elements i0 + {0, m, 2m, 3m} of one block of 4m, read and
-// written once — half the passes over x of two radix-2 stages, the same
-// four products. The host tests check it against fr_radix2 twice.
+// The stages of half-sizes m and 2m at once, thread i of n/4
+// (ntt/kernels.cuh's k_stage4): the elements i0 + {0, m, 2m, 3m} of one
+// block of 4m, read and written once — half the passes over x of two
+// radix-2 stages, the same four products. The host tests check it against fr_radix2 twice.
 __device__ __forceinline__ void fr_radix4(fr_t* x, size_t n, size_t m, const fr_t* tw, size_t i) {
     const size_t j = i & (m - 1);
     const size_t i0 = ((i - j) << 2) + j;

@@ -1,107 +1,37 @@
-// Radix-2 NTTs over Fr and Groth16's quotient h, natural order in and out.
-// One launch per butterfly stage after a bit-reversal permutation; the
-// domain constants come from the caller (cuzk_cuda.h). Correct first: the
-// tests compare every output element with the CPU backend.
+// Radix-2 NTTs over Fr and Groth16's quotient h, natural order in and out:
+// the functions behind cuzk_cuda.h's NTT and h entry points (api_ntt.cu
+// wraps them). A bit-reversal permutation, then the butterfly stages, two a
+// pass (kernels.cuh); the domain constants come from the caller
+// (twiddles.cuh). The tests compare every output element with the CPU
+// backend.
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mutex>
-#include <vector>
+#include <new>
 
-#include "common.cuh"
+#include "api.h"
 #include "cuzk_cuda.h"
-#include "field.cuh"
-#include "h.cuh"
-#include "staging.cuh"
+#include "field/field.cuh"
+#include "ntt/h.cuh"
+#include "ntt/kernels.cuh"
+#include "ntt/twiddles.cuh"
+#include "scalars/scalars.cuh"
+#include "util/common.cuh"
+#include "util/staging.cuh"
 
 namespace {
-
-struct consts_t {
-    fr_t omega, omega_inv, n_inv, g, g_inv, z_inv;
-};
 
 using cuzk::blocks;
 using cuzk::fail;
 using cuzk::THREADS;
 
-#define CK(call)                                                                                 \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                 \
-            cudaGetLastError(); /* a non-sticky error must not fail the next call */             \
-            rc = fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
-            goto done;                                                                           \
-        }                                                                                        \
-    } while (0)
-
-#define CKLAUNCH() CK(cudaGetLastError())
-
-// one in Montgomery form: R mod r
-__device__ __forceinline__ fr_t fr_one() {
-    fr_t o;
-    const uint32_t R[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
-                           0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
-#pragma unroll
-    for (int i = 0; i < 8; i++) o.v[i] = R[i];
-    return o;
-}
-
-__global__ void k_twiddles(fr_t* tw, size_t half, fr_t w) {
-    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (k < half) tw[k] = fr_pow(w, k, fr_one());
-}
-
-__global__ void k_bitrev(fr_t* x, size_t n, int logn) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    size_t j = __brevll((unsigned long long)i) >> (64 - logn);
-    if (i < j) {
-        fr_t t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-    }
-}
-
-// One DIT stage: butterflies of half-size m, twiddle stride n/(2m).
-__global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n / 2) fr_radix2(x, n, m, tw, i);
-}
-
-// Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4):
-// 12 passes instead of 24 at 2^24, where the stages are bound by the
-// device's bandwidth (NTT 2^24 8.35 → 6.16 ms on the H200 against one stage
-// a pass, cuda/NOTES.md); k_stage takes the last stage of an odd count.
-__global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n / 4) fr_radix4(x, n, m, tw, i);
-}
-
-// x[i] *= base^i · c (use_pow: coset shifts) or c (scalings). Each of the
-// T threads scales the POW_RUN elements t, t + T, t + 2T, ... (coalesced),
-// starting from base^t · c and stepping by base^T: ~4 products an element
-// instead of the ~37 of a square-and-multiply per element (at 2^24 those
-// are ~3-6 ms of products a coset scaling by counting, and h has four).
-const size_t POW_RUN = 32;
-
-__global__ void k_powscale(fr_t* x, size_t n, size_t T, fr_t base, fr_t c, int use_pow) {
-    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t < T) fr_powscale_run(x, n, T, t, base, c, use_pow != 0, fr_one());
-}
-
 // k_powscale over all of x.
 void powscale(fr_t* x, size_t n, const fr_t& base, const fr_t& c, int use_pow) {
     const size_t T = (n + POW_RUN - 1) / POW_RUN;
     k_powscale<<<blocks(T), THREADS>>>(x, n, T, base, c, use_pow);
-}
-
-__global__ void k_h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, fr_t z_inv) {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    a[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), c[i]), z_inv);
 }
 
 int log2_exact(size_t n) {
@@ -144,45 +74,6 @@ done:
     return rc;
 }
 
-// Twiddle tables (n/2 powers of omega and of its inverse) per device and
-// size, computed once and kept: n·32 bytes of device memory a size.
-struct twiddles {
-    int dev;
-    size_t n;
-    fr_t omega;
-    fr_t* tw;
-    fr_t* twi;
-};
-
-int get_twiddles(int dev, size_t n, const consts_t& k, const fr_t** tw, const fr_t** twi, char* err, size_t errlen) {
-    static std::mutex mu;
-    static std::vector<twiddles> cache;
-    std::lock_guard<std::mutex> g(mu);
-    for (auto& t : cache)
-        if (t.dev == dev && t.n == n && memcmp(&t.omega, &k.omega, sizeof(fr_t)) == 0) {
-            *tw = t.tw;
-            *twi = t.twi;
-            return 0;
-        }
-    int rc = 0;
-    size_t half = n / 2 ? n / 2 : 1;
-    twiddles t{dev, n, k.omega, nullptr, nullptr};
-    CK(cuzk::dev_malloc(&t.tw, half * sizeof(fr_t)));
-    CK(cuzk::dev_malloc(&t.twi, half * sizeof(fr_t)));
-    k_twiddles<<<blocks(half), THREADS>>>(t.tw, half, k.omega);
-    CKLAUNCH();
-    k_twiddles<<<blocks(half), THREADS>>>(t.twi, half, k.omega_inv);
-    CKLAUNCH();
-    cache.push_back(t);
-    *tw = t.tw;
-    *twi = t.twi;
-    return 0;
-done:
-    cuzk::dev_free(t.tw);
-    cuzk::dev_free(t.twi);
-    return rc;
-}
-
 int check_size(int dev, size_t n, char* err, size_t errlen) {
     int lg = log2_exact(n);
     if (n < 2 || lg < 0 || lg > 28) return fail(err, errlen, 1, "size %zu is not a power of two in [2, 2^28]", n);
@@ -202,35 +93,7 @@ int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) 
 
 }  // namespace
 
-extern "C" int cuzk_cuda_abi_version(void) { return CUZK_CUDA_ABI_VERSION; }
-
-extern "C" int cuzk_cuda_device_count(int* count, char* err, size_t errlen) {
-    if (!count) return fail(err, errlen, 1, "count is NULL");
-    cudaError_t e = cudaGetDeviceCount(count);
-    if (e != cudaSuccess) {
-        *count = 0;
-        return fail(err, errlen, cuzk::cuda_code(e), "cudaGetDeviceCount: %s", cudaGetErrorString(e));
-    }
-    return 0;
-}
-
-extern "C" int cuzk_cuda_device_info(int dev, char* name, size_t namelen, size_t* total, size_t* freeb, char* err,
-                                     size_t errlen) {
-    int rc = 0;
-    cudaDeviceProp p;
-    CK(cudaSetDevice(dev));
-    CK(cudaGetDeviceProperties(&p, dev));
-    if (name && namelen) snprintf(name, namelen, "%s", p.name);
-    if (total && freeb) {
-        CK(cudaMemGetInfo(freeb, total));
-        *freeb += cuzk::pool_idle();  // the MSM pool's idle bytes are free to the caller too
-    }
-done:
-    return rc;
-}
-
-extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err,
-                             size_t errlen) {
+int cuzk::ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!x) return fail(err, errlen, 1, "x is NULL");
@@ -328,8 +191,7 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     return 0;
 }
 
-extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
-                               size_t errlen) {
+int cuzk::ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!a || !b || !c) return fail(err, errlen, 1, "a, b or c is NULL");
@@ -341,8 +203,7 @@ extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, con
     return rc;
 }
 
-extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
-                                   size_t errlen) {
+int cuzk::bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!ms || reps < 1) return fail(err, errlen, 1, "ms is NULL or reps < 1");
@@ -382,14 +243,22 @@ done:
     return rc;
 }
 
-extern "C" int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, void** abc,
-                                    char* err, size_t errlen) {
-    if (!abc) return fail(err, errlen, 1, "the handle is NULL");
-    void* hv[3] = {const_cast<void*>(a), const_cast<void*>(b), const_cast<void*>(c)};
-    cuzk::abc_t* x = nullptr;
-    int rc = cuzk::abc_upload(dev, hv, n, &x, err, errlen);
-    if (!rc) *abc = x;
+int cuzk::h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
+    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
+    int rc = 0;
+    if (!x || !consts || !scalars)
+        rc = fail(err, errlen, 1, "NULL argument");
+    else if (cudaError_t e = cudaSetDevice(x->dev))
+        rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
+    else if (!(rc = cuzk::h_abc(x, consts, err, errlen))) {
+        cuzk::scalar_vec* v = new (std::nothrow) cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
+        if (!v) {
+            rc = fail(err, errlen, 2, "out of host memory");
+        } else {
+            *scalars = v;
+            x->dv[0] = nullptr;  // the vector owns it now
+        }
+    }
+    cuzk::abc_free(x);  // consumed, also on error
     return rc;
 }
-
-extern "C" void cuzk_cuda_abc_free(void* abc) { cuzk::abc_free(static_cast<cuzk::abc_t*>(abc)); }

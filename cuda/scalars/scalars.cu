@@ -1,15 +1,17 @@
 // Device-resident scalar vectors and the density selection ("prep") on the
-// device: out = head (copied from the host) followed by the aux values
-// whose bit is set in a density bitmap, in order. One thread per bitmap
+// device, the functions behind cuzk_cuda.h's scalar entry points
+// (api_scalars.cu wraps them): out = head (copied from the host) followed
+// by the aux values whose bit is set in a density bitmap, in order. One thread per bitmap
 // word: popcounts, an exclusive scan (CUB) for each word's offset, then
 // each thread copies its word's selected values.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
-#include "common.cuh"
+#include "api.h"
 #include "cuzk_cuda.h"
-#include "scalars.cuh"
-#include "staging.cuh"
+#include "scalars/scalars.cuh"
+#include "util/common.cuh"
+#include "util/staging.cuh"
 
 namespace {
 
@@ -61,7 +63,7 @@ int new_vec(int dev, size_t n, scalar_vec** out, char* err, size_t errlen) {
 
 }  // namespace
 
-extern "C" int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen) {
+int cuzk::scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen) {
     if ((!host && n) || !handle) return fail(err, errlen, 1, "NULL scalars or handle");
     CKR(cudaSetDevice(dev));
     scalar_vec* v = nullptr;
@@ -75,8 +77,8 @@ extern "C" int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, voi
     return 0;
 }
 
-extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size_t n_head, const uint64_t* words,
-                                        void** handle, size_t* n_out, char* err, size_t errlen) {
+int cuzk::scalars_select(void* aux_handle, const void* head, size_t n_head, const uint64_t* words,
+                         void** handle, size_t* n_out, char* err, size_t errlen) {
     scalar_vec* aux = static_cast<scalar_vec*>(aux_handle);
     if (!aux || (!head && n_head) || !words || !handle || !n_out) return fail(err, errlen, 1, "NULL argument");
     CKR(cudaSetDevice(aux->dev));
@@ -117,29 +119,17 @@ extern "C" int cuzk_cuda_scalars_select(void* aux_handle, const void* head, size
     return 0;
 }
 
-extern "C" int cuzk_cuda_scalars_download(void* handle, void* host, char* err, size_t errlen) {
+int cuzk::scalars_download(void* handle, void* host, char* err, size_t errlen) {
     scalar_vec* v = static_cast<scalar_vec*>(handle);
     if (!v || (!host && v->n)) return fail(err, errlen, 1, "NULL handle or host buffer");
     CKR(cudaSetDevice(v->dev));
     return cuzk::download_bytes(v->dev, host, v->p, v->n * sizeof(fr_t), err, errlen);
 }
 
-extern "C" void cuzk_cuda_scalars_free(void* handle) {
+void cuzk::scalars_free(void* handle) {
     scalar_vec* v = static_cast<scalar_vec*>(handle);
     if (!v) return;
     cudaSetDevice(v->dev);
     cuzk::dev_free(v->p);
     delete v;
-}
-
-extern "C" int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {
-    if (!p || !bytes) return fail(err, errlen, 1, "NULL or empty host buffer");
-    CKR(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
-    return 0;
-}
-
-extern "C" int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen) {
-    if (!p) return fail(err, errlen, 1, "NULL host buffer");
-    CKR(cudaHostUnregister(p));
-    return 0;
 }

@@ -1,0 +1,43 @@
+// cuzk_cuda.h's entry points for resident point sets and their MSMs, G1
+// and G2, and for h fed into the H MSM. Each exports its C++ function
+// (api.h; msm/msm_g1.cu, msm/msm_g2.cu).
+#include "api.h"
+#include "cuzk_cuda.h"
+
+extern "C" int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
+                                  void* result, double* ms, char* err, size_t errlen) {
+    return cuzk::h_msm_g1(dev, a, b, c, n, consts, handle, result, ms, err, errlen);
+}
+
+extern "C" int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms, char* err,
+                                      size_t errlen) {
+    return cuzk::h_msm_g1_abc(abc, consts, handle, result, ms, err, errlen);
+}
+
+extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+    return cuzk::g1_upload(dev, points, n, handle, err, errlen);
+}
+extern "C" void cuzk_cuda_g1_free(void* handle) { cuzk::g1_free(handle); }
+extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    return cuzk::msm_g1(handle, scalars, n, result, err, errlen);
+}
+extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
+    return cuzk::msm_g1_resident(handle, scalars, result, err, errlen);
+}
+extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    return cuzk::bench_msm_g1(handle, n, reps, ms, err, errlen);
+}
+
+extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
+    return cuzk::g2_upload(dev, points, n, handle, err, errlen);
+}
+extern "C" void cuzk_cuda_g2_free(void* handle) { cuzk::g2_free(handle); }
+extern "C" int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
+    return cuzk::msm_g2(handle, scalars, n, result, err, errlen);
+}
+extern "C" int cuzk_cuda_msm_g2_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
+    return cuzk::msm_g2_resident(handle, scalars, result, err, errlen);
+}
+extern "C" int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
+    return cuzk::bench_msm_g2(handle, n, reps, ms, err, errlen);
+}
