@@ -59,5 +59,6 @@ int stream_put(void* handle, int slot, const void* points, size_t n, char* err, 
 int stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
                size_t errlen);
 void stream_free(void* handle);
+int stream_take_stats(void* handle, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 
 }  // namespace cuzk

@@ -17,3 +17,7 @@ extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_
 }
 
 extern "C" void cuzk_cuda_stream_free(void* handle) { cuzk::stream_free(handle); }
+
+extern "C" int cuzk_cuda_stream_take_stats(void* handle, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {
+    return cuzk::stream_take_stats(handle, bytes, copy_ns, err, errlen);
+}

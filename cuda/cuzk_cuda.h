@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 9
+#define CUZK_CUDA_ABI_VERSION 10
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -204,6 +204,12 @@ int cuzk_cuda_stream_put(void* stream, int slot, const void* points, size_t n, c
 int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
                          size_t errlen);
 void cuzk_cuda_stream_free(void* stream);
+
+/* The bytes a streamer has copied to the device since the last call, and
+ * the nanoseconds the copies took (direct copies timed by events on the
+ * copy stream, staged ones on the host), both reset by the call: their
+ * ratio is the achieved host-to-device bandwidth. */
+int cuzk_cuda_stream_take_stats(void* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 
 /* h of an abc handle (cuzk_cuda_abc_upload) kept on the device as a scalar
  * vector of its n − 1 coefficients (*scalars, freed with

@@ -138,4 +138,7 @@ type MemoryReporter interface {
 // far (0 while every set stays resident).
 type StreamReporter interface {
 	StreamedBytes() uint64
+	// StreamedCopyTime is the time those copies took: the achieved
+	// host-to-device bandwidth is StreamedBytes over it.
+	StreamedCopyTime() time.Duration
 }

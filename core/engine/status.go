@@ -103,16 +103,20 @@ type DeviceStatus struct {
 	// streamed through the device so far (point sets that do not stay
 	// resident under the cap).
 	StreamedBytes uint64 `json:"device_streamed_bytes,omitempty"`
+	// StreamedCopy is the time those copies took (bytes over it: the
+	// achieved host-to-device bandwidth).
+	StreamedCopy time.Duration `json:"-"` // device_streamed_copy_seconds
 }
 
-// MarshalJSON writes the lock wait and busy time in seconds.
+// MarshalJSON writes the lock wait, busy and copy times in seconds.
 func (d DeviceStatus) MarshalJSON() ([]byte, error) {
 	type fields DeviceStatus
 	return json.Marshal(struct {
 		fields
 		LockWait float64 `json:"lock_wait_seconds"`
 		Busy     float64 `json:"busy_seconds"`
-	}{fields(d), d.LockWait.Seconds(), d.Busy.Seconds()})
+		Copy     float64 `json:"device_streamed_copy_seconds,omitempty"`
+	}{fields(d), d.LockWait.Seconds(), d.Busy.Seconds(), d.StreamedCopy.Seconds()})
 }
 
 // MemoryStatus is the memory budget and the buffer pool.
@@ -180,7 +184,7 @@ func (e *Engine) Status() Status {
 			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()
 		}
 		if sr, ok := d.be.(backend.StreamReporter); ok {
-			ds.StreamedBytes = sr.StreamedBytes()
+			ds.StreamedBytes, ds.StreamedCopy = sr.StreamedBytes(), sr.StreamedCopyTime()
 		}
 		st.Devices = append(st.Devices, ds)
 	}

@@ -91,6 +91,7 @@ int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t
     CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
     point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
     int rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen);
+    if (!rc) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
     if (rc) {
         // nothing of this MSM, nor a put, still reads the buffers or the
         // host's pages when the caller sees the error

@@ -1,6 +1,9 @@
 // The group-independent part of streaming, behind cuzk_cuda.h's stream
 // entry points (api_stream.cu wraps them): the streamer's buffers and the
 // puts; the MSMs are in msm_g1.cu and msm_g2.cu.
+#include <chrono>
+#include <new>
+
 #include "api.h"
 #include "util/common.cuh"
 #include "util/staging.cuh"
@@ -18,6 +21,7 @@ void cuzk::stream_free(void* handle) {
             cudaEventSynchronize(s->ready[i]);  // no copy outlives its buffer
             cudaEventDestroy(s->ready[i]);
         }
+        if (s->begin[i]) cudaEventDestroy(s->begin[i]);
         cuzk::dev_free(s->pts[i]);
     }
     delete s;
@@ -29,10 +33,22 @@ int cuzk::stream_new(int dev, int group, size_t chunk, void** handle, char* err,
     if (!handle || chunk == 0 || chunk > ((size_t)1 << 31) || chunk > SIZE_MAX / point_bytes)
         return fail(err, errlen, 1, "NULL handle, or chunk of %zu points (1..2^31)", chunk);
     CKR(cudaSetDevice(dev));
-    streamer* s = new streamer{dev, group, chunk, point_bytes, {nullptr, nullptr}, {0, 0}, {nullptr, nullptr}};
+    streamer* s = new (std::nothrow) streamer;
+    if (!s) return fail(err, errlen, 2, "out of host memory");
+    s->dev = dev;
+    s->group = group;
+    s->chunk = chunk;
+    s->point_bytes = point_bytes;
+    for (int i = 0; i < 2; i++) {
+        s->pts[i] = nullptr;
+        s->n[i] = s->timed_bytes[i] = 0;
+        s->ready[i] = s->begin[i] = nullptr;
+        s->timed[i] = false;
+    }
     for (int i = 0; i < 2; i++) {
         cudaError_t e = cuzk::dev_malloc(&s->pts[i], chunk * point_bytes);
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->ready[i], cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreate(&s->ready[i]);  // timed: the copy's end
+        if (e == cudaSuccess) e = cudaEventCreate(&s->begin[i]);
         if (e != cudaSuccess) {
             cuzk::stream_free(s);
             return fail(err, errlen, cuzk::cuda_code(e), "stream buffers of %zu points: %s", chunk, cudaGetErrorString(e));
@@ -59,16 +75,45 @@ int cuzk::stream_put(void* handle, int slot, const void* points, size_t n, char*
     if (cuzk::page_locked(points) && cuzk::page_locked(last)) {
         cudaStream_t cs = nullptr;
         if (int rc = cuzk::copy_stream(s->dev, &cs, err, errlen)) return rc;
+        CKR(cudaEventRecord(s->begin[slot], cs));
         cudaError_t e = cudaMemcpyAsync(s->pts[slot], points, bytes, cudaMemcpyHostToDevice, cs);
         if (e == cudaSuccess) {
             CKR(cudaEventRecord(s->ready[slot], cs));
+            s->timed[slot], s->timed_bytes[slot] = true, bytes;
             return 0;
         }
         cudaGetLastError();
         if (e != cudaErrorInvalidValue) return fail(err, errlen, cuzk::cuda_code(e), "copying %zu points: %s", n, cudaGetErrorString(e));
     }
     cuzk::stager* st = cuzk::stager::get(s->dev, err, errlen);
-    return st ? st->h2d(s->pts[slot], points, bytes, err, errlen) : 2;
+    if (!st) return 2;
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = st->h2d(s->pts[slot], points, bytes, err, errlen);
+    if (!rc) {
+        s->copied_bytes += bytes;
+        s->copy_ns += (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return rc;
+}
+
+void cuzk::stream_copied(streamer* s, int slot) {
+    if (!s->timed[slot]) return;
+    s->timed[slot] = false;
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, s->begin[slot], s->ready[slot]) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    s->copied_bytes += s->timed_bytes[slot];
+    s->copy_ns += (uint64_t)((double)ms * 1e6);
+}
+
+int cuzk::stream_take_stats(void* handle, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {
+    streamer* s = static_cast<streamer*>(handle);
+    if (!s || !bytes || !copy_ns) return fail(err, errlen, 1, "NULL argument");
+    *bytes = s->copied_bytes.exchange(0);
+    *copy_ns = s->copy_ns.exchange(0);
+    return 0;
 }
 
 int cuzk::stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result,

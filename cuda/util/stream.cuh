@@ -5,6 +5,9 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
 
 namespace cuzk {
 
@@ -14,7 +17,18 @@ struct streamer {
     void* pts[2];
     size_t n[2];
     cudaEvent_t ready[2];
+    // The copies' timing (cuzk_cuda_stream_take_stats): begin[slot] is
+    // recorded before a slot's direct copy and ready[slot] after it, read
+    // once the MSM that waited for it is done (timed[slot]); staged copies
+    // are timed on the host.
+    cudaEvent_t begin[2];
+    bool timed[2];
+    size_t timed_bytes[2];
+    std::atomic<uint64_t> copied_bytes{0}, copy_ns{0};
 };
+
+// stream_copied adds a slot's direct copy, done, to the copy timing.
+void stream_copied(streamer* s, int slot);
 
 // The MSM of a slot, per group (msm_g1.cu, msm_g2.cu).
 int stream_msm_g1(streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err, size_t errlen);

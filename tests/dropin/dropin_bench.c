@@ -805,6 +805,7 @@ int main(int argc, char** argv) {
     double held_peak = json_number(status, "device_memory_peak_bytes") / (1024.0 * 1024.0 * 1024.0);
     double held_cap = json_number(status, "device_memory_cap_bytes") / (1024.0 * 1024.0 * 1024.0);
     double streamed = json_number(status, "device_streamed_bytes") / (1024.0 * 1024.0 * 1024.0);
+    double copy_s = json_number(status, "device_streamed_copy_seconds");
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -904,6 +905,11 @@ int main(int argc, char** argv) {
         printf("%-32s %12.3f  GiB a partition (%.1f GiB in all)\n", "points streamed to the device", streamed / parts,
                streamed);
         metric(NULL, "streamed_per_partition", streamed / parts, "GiB");
+        if (copy_s > 0) {
+            printf("%-32s %12.1f  GB/s (copies %.2f s in all)\n", "  achieved copy bandwidth",
+                   streamed * 1.073741824 / copy_s, copy_s);
+            metric(NULL, "copy_bandwidth", streamed * 1.073741824 / copy_s, "GB/s");
+        }
     }
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,

@@ -36,6 +36,7 @@ typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
 typedef int (*stput_fn)(void*, int, const void*, size_t, char*, size_t);
 typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, void*, char*, size_t);
 typedef int (*habcs_fn)(void*, const void*, void**, char*, size_t);
+typedef int (*ststats_fn)(void*, uint64_t*, uint64_t*, char*, size_t);
 
 // The library is loaded with dlopen, so nothing links against its
 // declarations: these checks make the compiler compare every function
@@ -76,6 +77,7 @@ SAME(cuzk_cuda_stream_put, stput_fn);
 SAME(cuzk_cuda_stream_msm, stmsm_fn);
 SAME(cuzk_cuda_stream_free, free_fn);
 SAME(cuzk_cuda_h_abc_scalars, habcs_fn);
+SAME(cuzk_cuda_stream_take_stats, ststats_fn);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
 static int call_count(void* f, int* n, char* e, size_t el) { return ((count_fn)f)(n, e, el); }
@@ -135,6 +137,9 @@ static int call_stput(void* f, void* h, int slot, const void* p, size_t n, char*
 }
 static int call_stmsm(void* f, void* h, int slot, void* s, size_t off, size_t n, void* r, char* e, size_t el) {
     return ((stmsm_fn)f)(h, slot, s, off, n, r, e, el);
+}
+static int call_ststats(void* f, void* h, uint64_t* bytes, uint64_t* ns, char* e, size_t el) {
+    return ((ststats_fn)f)(h, bytes, ns, e, el);
 }
 static int call_habcs(void* f, void* abc, const void* k, void** s, char* e, size_t el) { return ((habcs_fn)f)(abc, k, s, e, el); }
 

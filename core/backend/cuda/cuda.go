@@ -62,7 +62,7 @@ type Library struct {
 	g1Subgroup, g2Subgroup       unsafe.Pointer
 	setOptions, memory           unsafe.Pointer
 	stNew, stPut, stMSM, stFree  unsafe.Pointer
-	hScalars                     unsafe.Pointer
+	hScalars, stStats            unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -108,7 +108,8 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup},
 		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
 		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},
-		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars}} {
+		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars},
+		{"cuzk_cuda_stream_take_stats", &l.stStats}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -282,6 +283,13 @@ func (b *Backend) StreamedBytes() uint64 {
 	return uint64(b.g1.streamedBytes.Load() + b.g2.streamedBytes.Load())
 }
 
+// StreamedCopyTime is backend.StreamReporter: the time the streamed
+// points' copies took (direct copies timed on the device, staged ones on
+// the host); StreamedBytes over it is the achieved bandwidth.
+func (b *Backend) StreamedCopyTime() time.Duration {
+	return time.Duration(b.g1.copyNanos.Load() + b.g2.copyNanos.Load())
+}
+
 // StreamedChunks is the number of point chunks streamed through the
 // device so far (0 while every set stays resident).
 func (b *Backend) StreamedChunks() int64 {
@@ -329,6 +337,14 @@ func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n int
 }
 
 func (d deviceStore[P, R, PR]) freeStream(st any) { C.call_free(d.b.lib.stFree, st.(unsafe.Pointer)) }
+
+func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
+	var b, t C.uint64_t
+	if call("stream stats", func(e *C.char) C.int { return C.call_ststats(d.b.lib.stStats, st.(unsafe.Pointer), &b, &t, e, errLen) }) != nil {
+		return 0, 0
+	}
+	return uint64(b), uint64(t)
+}
 
 func (d deviceStore[P, R, PR]) pin(points []P) error {
 	return call("host register", func(e *C.char) C.int {

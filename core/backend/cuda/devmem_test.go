@@ -126,6 +126,8 @@ func (f *cappedStore) freeStream(st any) {
 	f.release(2 * uint64(st.(*fakeStream).chunk) * (g1Size + g2Size))
 }
 
+func (f *cappedStore) takeCopyStats(any) (uint64, uint64) { return 0, 0 }
+
 func (f *cappedStore) pin([]bls.G1Affine) error { f.pinned++; return nil }
 func (f *cappedStore) unpin([]bls.G1Affine)     { f.pinned-- }
 

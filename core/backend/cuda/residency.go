@@ -33,6 +33,9 @@ type streamStore[P any, R any] interface {
 	newStream(chunk int) (any, error)
 	put(st any, slot int, points []P) error
 	streamMSM(st any, slot int, scalars any, offset, n int) (R, error)
+	// takeCopyStats returns the bytes the streamer copied and the
+	// nanoseconds the copies took since the last call.
+	takeCopyStats(st any) (bytes, ns uint64)
 	freeStream(st any)
 	pin(points []P) error
 	unpin(points []P)
@@ -78,6 +81,7 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 
 	streamedChunks atomic.Int64
 	streamedBytes  atomic.Int64 // host-to-device bytes of points streamed for MSMs
+	copyNanos      atomic.Int64 // the time those copies took
 }
 
 // setKey identifies a host point slice; the fingerprint (first and last
@@ -244,6 +248,8 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 	}
 	r.pinOnce(ss, points)
 	res, err := r.streamChunks(ss, points, s)
+	_, ns := ss.takeCopyStats(r.st)
+	r.copyNanos.Add(int64(ns))
 	if err != nil {
 		// The streamer goes with the failure: freeing it waits for any
 		// copy still in flight, and the next MSM starts afresh.
