@@ -85,16 +85,15 @@ type Report struct {
 	Stages []Stage
 	Total  time.Duration
 
-	// progress is told of each stage begun and ended; before is the
-	// stages ended before this report (Prove's mat-vec), steps the
+	// progress is told of each stage begun and ended; steps is the
 	// stages of the whole proof.
-	progress      progress.Func
-	before, steps int64
+	progress progress.Func
+	steps    int64
 }
 
 // tell reports the stage named step, begun or ended.
 func (r *Report) tell(step string) {
-	r.progress.Report(progress.Event{Stage: StageProve, Step: step, Done: r.before + int64(len(r.Stages)),
+	r.progress.Report(progress.Event{Stage: StageProve, Step: step, Done: int64(len(r.Stages)),
 		Total: r.steps, Unit: progress.Stages})
 }
 
@@ -154,8 +153,8 @@ func (asg *Assignment) ready() error {
 func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (*params.Proof, *Report, error) {
 	start := time.Now()
 	opt.Progress = progress.Serialised(opt.Progress)
-	pre := &Report{progress: opt.Progress, steps: proofStages + 1}
-	pre.tell(StageMatVec)
+	rep := &Report{progress: opt.Progress, steps: proofStages + 1}
+	rep.tell(StageMatVec)
 	if err := cs.CheckWitness(w); err != nil {
 		return nil, nil, err
 	}
@@ -178,12 +177,11 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 		return nil, nil, err
 	}
 	matvec := time.Since(start)
-	pre.add(Stage{Name: StageMatVec, Duration: matvec})
-	proof, rep, err := proveAssignment(pk, asg, opt, 1)
+	rep.add(Stage{Name: StageMatVec, Duration: matvec})
+	proof, err := proveAssignment(pk, asg, opt, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Stages = append([]Stage{{Name: StageMatVec, Duration: matvec}}, rep.Stages...)
 	rep.Total += matvec
 	return proof, rep, nil
 }
@@ -283,37 +281,38 @@ const proofStages = 6
 // other, as opt's plan says (Run, with no lock and no throttle). It
 // overwrites asg.A, B and C.
 func ProveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options) (*params.Proof, *Report, error) {
-	return proveAssignment(pk, asg, opt, 0)
-}
-
-// proveAssignment is ProveAssignment after before stages were reported.
-func proveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options, before int64) (*params.Proof, *Report, error) {
-	start := time.Now()
-	if err := Validate(pk, asg); err != nil {
-		return nil, nil, err
-	}
-	r, s, err := Randomness(&opt)
+	rep := &Report{progress: progress.Serialised(opt.Progress), steps: proofStages}
+	proof, err := proveAssignment(pk, asg, opt, rep)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &Report{progress: progress.Serialised(opt.Progress), before: before, steps: before + proofStages}
-	m, err := opt.plan().Run(pk, asg, RunOptions{}, rep)
-	if err != nil {
-		return nil, nil, err
-	}
-	proof := Assemble(&pk.VerifyingKey, &r, &s, m)
-	rep.Total = time.Since(start)
-	// validation, prep and assembly
-	rep.Stages = append(rep.Stages, Stage{Name: StageOther, Duration: rep.Total - rep.sum()})
 	return proof, rep, nil
 }
 
-func (r *Report) sum() time.Duration {
-	var t time.Duration
-	for _, s := range r.Stages {
-		t += s.Duration
+// proveAssignment proves into rep, after the stages rep already holds
+// (Prove's mat-vec): rep.Total is the time of the stages added here, the
+// last of them "other" (validation, prep and assembly).
+func proveAssignment(pk *params.ProvingKey, asg *Assignment, opt Options, rep *Report) (*params.Proof, error) {
+	start, first := time.Now(), len(rep.Stages)
+	if err := Validate(pk, asg); err != nil {
+		return nil, err
 	}
-	return t
+	r, s, err := Randomness(&opt)
+	if err != nil {
+		return nil, err
+	}
+	m, err := opt.plan().Run(pk, asg, RunOptions{}, rep)
+	if err != nil {
+		return nil, err
+	}
+	proof := Assemble(&pk.VerifyingKey, &r, &s, m)
+	rep.Total = time.Since(start)
+	var done time.Duration
+	for _, st := range rep.Stages[first:] {
+		done += st.Duration
+	}
+	rep.Stages = append(rep.Stages, Stage{Name: StageOther, Duration: rep.Total - done})
+	return proof, nil
 }
 
 func randomOr(dst, fixed *fr.Element) error {

@@ -53,19 +53,23 @@ func readPrime(kind string, b []byte) (n8 int, p *big.Int, err error) {
 	return n8, new(big.Int).SetBytes(be), nil
 }
 
+// primeHeader parses a circom binary file of kind (format versions up to
+// maxVersion) and the (n8, prime) pair its header section starts with.
+func primeHeader(data []byte, kind string, maxVersion uint32) (f *binFile, hdr []byte, n8 int, p *big.Int, err error) {
+	if f, err = parseBinFile(data, kind, maxVersion); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	if hdr, err = f.section(kind, 1); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	n8, p, err = readPrime(kind, hdr)
+	return f, hdr, n8, p, err
+}
+
 // DecodeCircomHeader reads the header of a circom .r1cs file, whatever its
 // field.
 func DecodeCircomHeader(data []byte) (CircomHeader, error) {
-	const kind = "r1cs"
-	f, err := parseBinFile(data, kind, 1)
-	if err != nil {
-		return CircomHeader{}, err
-	}
-	hdr, err := f.section(kind, 1)
-	if err != nil {
-		return CircomHeader{}, err
-	}
-	n8, p, err := readPrime(kind, hdr)
+	f, hdr, n8, p, err := primeHeader(data, "r1cs", 1)
 	if err != nil {
 		return CircomHeader{}, err
 	}
@@ -90,15 +94,7 @@ func DecodeCircomHeader(data []byte) (CircomHeader, error) {
 // values as the header says.
 func DecodeCircomWitnessHeader(data []byte) (WitnessHeader, error) {
 	const kind = "wtns"
-	f, err := parseBinFile(data, kind, 2)
-	if err != nil {
-		return WitnessHeader{}, err
-	}
-	hdr, err := f.section(kind, 1)
-	if err != nil {
-		return WitnessHeader{}, err
-	}
-	n8, p, err := readPrime(kind, hdr)
+	f, hdr, n8, p, err := primeHeader(data, kind, 2)
 	if err != nil {
 		return WitnessHeader{}, err
 	}

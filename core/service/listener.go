@@ -124,7 +124,7 @@ func ServeEngine(addr string, e *engine.Engine, version string, log *slog.Logger
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		buildInfo{&Service{version: version}})
+		buildInfo{func() string { return version }})
 	l, err := listen(addr, e.StatusJSON, prometheus.Gatherers{reg, e.Registry()}, log)
 	if err != nil {
 		return "", nil, err

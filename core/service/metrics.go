@@ -23,7 +23,7 @@ func (s *Service) newRegistry() *prometheus.Registry {
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		buildInfo{s},
+		buildInfo{s.Version},
 		gauge("cuzk_circuits_registered", "Constraint systems registered (cuzk_register_circuit).",
 			func() float64 { return s.held().circuits }),
 		gauge("cuzk_parameter_sets_loaded", "Parameter sets loaded for circuits (cuzk_load_params).",
@@ -65,7 +65,7 @@ func (s *Service) held() heldCounts {
 
 // buildInfo is cuzk_build_info: 1, labelled with the version (SetVersion)
 // and the Go version.
-type buildInfo struct{ s *Service }
+type buildInfo struct{ version func() string }
 
 var buildInfoDesc = prometheus.NewDesc("cuzk_build_info",
 	"The library's build: its version and the Go version; always 1.", []string{"version", "goversion"}, nil)
@@ -73,10 +73,7 @@ var buildInfoDesc = prometheus.NewDesc("cuzk_build_info",
 func (b buildInfo) Describe(ch chan<- *prometheus.Desc) { ch <- buildInfoDesc }
 
 func (b buildInfo) Collect(ch chan<- prometheus.Metric) {
-	b.s.mu.Lock()
-	v := b.s.version
-	b.s.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(buildInfoDesc, prometheus.GaugeValue, 1, v, runtime.Version())
+	ch <- prometheus.MustNewConstMetric(buildInfoDesc, prometheus.GaugeValue, 1, b.version(), runtime.Version())
 }
 
 // gatherer gathers the service's metrics and the running engine's (started

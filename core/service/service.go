@@ -75,6 +75,13 @@ func (s *Service) SetVersion(v string) {
 	s.version = v
 }
 
+// Version is the version SetVersion set ("dev" until then).
+func (s *Service) Version() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
 // FollowLogLevel makes every configuration given to Configure set v (the
 // level of the host layer's log handler) to its logging.level.
 func (s *Service) FollowLogLevel(v *slog.LevelVar) {

@@ -73,6 +73,13 @@ func (p memPlan) reserve(n int) uint64 {
 	return max(h, q) + p.streamBuffers()
 }
 
+// prefetchFits reports whether a prefetch of bytes for a partition of n
+// rows fits beside held bytes: the partition running on the device may
+// still need its selected A and B scalars and an MSM's scratch.
+func (p memPlan) prefetchFits(held, bytes uint64, n int) bool {
+	return p.cap == 0 || held+bytes+2*uint64(n)*scalarSize+p.msmScratch(n) <= p.cap
+}
+
 // check refuses a partition of n rows that cannot run even with every
 // point set streamed, with the numbers.
 func (p memPlan) check(n int) error {

@@ -211,6 +211,12 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.ErrorContains(t, err, "134217728 rows needs at least 18.25 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
+	// a, b, c (6 GiB at 2^26) may be prefetched under 24 GiB beside 6 GiB
+	// held, not under 16 GiB beside 4 GiB
+	abc := uint64(3 * (1 << 26) * scalarSize)
+	require.True(t, p24.prefetchFits(6*GiB, abc, 1<<26))
+	require.False(t, p16.prefetchFits(4*GiB, abc, 1<<26))
+	require.True(t, newMemPlan(0).prefetchFits(1<<40, abc, 1<<26), "no cap: a copy that does not fit fails and is dropped")
 	// 2^26 under 16 GiB: no set of 2^26 G1 points (6 GiB) stays resident.
 	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
 	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))

@@ -105,11 +105,7 @@ func (b *Backend) roomFor(bytes uint64, n int) bool {
 		return true
 	}
 	m, err := b.Memory(false)
-	if err != nil {
-		return false
-	}
-	need := bytes + 2*uint64(n)*scalarSize + b.mem.plan.msmScratch(n)
-	return m.Held+need <= b.mem.plan.cap
+	return err == nil && b.mem.plan.prefetchFits(m.Held, bytes, n)
 }
 
 // slot puts v (nil: nothing) under key in a prefetch map and returns what
