@@ -24,9 +24,13 @@ int ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, 
 int ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err, size_t errlen);
 int bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err, size_t errlen);
 int h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
+// frees dev's twiddle tables that no call is using (set_options, under a cap)
+void trim_twiddles(int dev);
 
 // msm/msm_g1.cu
 int g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
+int g1_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
+int g1_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
 void g1_free(void* handle);
 int msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 int msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen);
@@ -37,14 +41,18 @@ int h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, doub
 
 // msm/msm_g2.cu
 int g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
+int g2_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
+int g2_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
 void g2_free(void* handle);
 int msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 int msm_g2_resident(void* handle, void* scalars, void* result, char* err, size_t errlen);
 int bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 // subgroup/subgroup.cu
-int g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
-int g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
+int g1_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                      size_t errlen);
+int g2_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                      size_t errlen);
 
 // scalars/scalars.cu
 int scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen);

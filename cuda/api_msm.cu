@@ -18,6 +18,12 @@ extern "C" int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void**
     return cuzk::g1_upload(dev, points, n, handle, err, errlen);
 }
 extern "C" void cuzk_cuda_g1_free(void* handle) { cuzk::g1_free(handle); }
+extern "C" int cuzk_cuda_g1_alloc(int dev, size_t n, void** handle, char* err, size_t errlen) {
+    return cuzk::g1_alloc(dev, n, handle, err, errlen);
+}
+extern "C" int cuzk_cuda_g1_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen) {
+    return cuzk::g1_put(handle, offset, points, n, err, errlen);
+}
 extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return cuzk::msm_g1(handle, scalars, n, result, err, errlen);
 }
@@ -32,6 +38,12 @@ extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void**
     return cuzk::g2_upload(dev, points, n, handle, err, errlen);
 }
 extern "C" void cuzk_cuda_g2_free(void* handle) { cuzk::g2_free(handle); }
+extern "C" int cuzk_cuda_g2_alloc(int dev, size_t n, void** handle, char* err, size_t errlen) {
+    return cuzk::g2_alloc(dev, n, handle, err, errlen);
+}
+extern "C" int cuzk_cuda_g2_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen) {
+    return cuzk::g2_put(handle, offset, points, n, err, errlen);
+}
 extern "C" int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return cuzk::msm_g2(handle, scalars, n, result, err, errlen);
 }

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 10
+#define CUZK_CUDA_ABI_VERSION 11
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -109,6 +109,16 @@ int cuzk_cuda_bench_ntt(int dev, size_t n, int k, const void* consts, double* ms
 int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
 void cuzk_cuda_g1_free(void* handle);
 
+/* A set filled in parts (a parameter file's section as it is decoded):
+ * cuzk_cuda_g1_alloc makes a resident set of n points whose contents are
+ * undefined until written; cuzk_cuda_g1_put copies n points from the host
+ * into points [offset, offset + n) of it (page-locked host memory directly,
+ * other memory through a pinned buffer; on a stream of the library's own,
+ * so that a put runs beside kernels queued by other threads). Puts to
+ * disjoint ranges may run from several threads at once. */
+int cuzk_cuda_g1_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
+int cuzk_cuda_g1_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
+
 /* Σ scalars[i]·points[i] over the first n points of a resident set, with
  * scalars as Fr elements in host memory. *result receives a result block
  * (above) of G1Jac points (X, Y, Z; gnark-crypto's layout; Z = 0 is
@@ -124,19 +134,25 @@ int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* e
  * points. */
 int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
 void cuzk_cuda_g2_free(void* handle);
+int cuzk_cuda_g2_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
+int cuzk_cuda_g2_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
 int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
-/* Prime-order subgroup check of the first n points of a resident set
- * (the handle from cuzk_cuda_g1_upload / cuzk_cuda_g2_upload): *n_bad
- * receives the number of points outside G1 (G2), *first_bad the least
- * index of one, or SIZE_MAX when all are in it. Infinity passes. The points
- * must be on the curve (the test assumes it: a point off the curve may
- * pass). One thread a point (subgroup.cuh: G1 by φ(P) against [x²]P, G2 by
- * ψ(P) against [x]P); the set is left unchanged and stays resident. The
- * results are left untouched on failure. */
-int cuzk_cuda_g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
-int cuzk_cuda_g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen);
+/* Prime-order subgroup check of points [offset, offset + n) of a resident
+ * set (the handle from cuzk_cuda_g1_upload / _alloc, or the G2 ones):
+ * *n_bad receives the number of those points outside G1 (G2), *first_bad
+ * the least index (in the set, not from offset) of one, or SIZE_MAX when
+ * all are in it. Infinity passes. The points must be on the curve (the
+ * test assumes it: a point off the curve may pass). One thread a point
+ * (subgroup.cuh: G1 by φ(P) against [x²]P, G2 by ψ(P) against [x]P); the
+ * set is left unchanged and stays resident. Checks of different ranges may
+ * run from several threads at once (their kernels run one after another on
+ * the device). The results are left untouched on failure. */
+int cuzk_cuda_g1_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                                size_t errlen);
+int cuzk_cuda_g2_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                                size_t errlen);
 
 /* Scalar vectors on the device (the prep): cuzk_cuda_scalars_upload copies
  * n Fr elements from the host; cuzk_cuda_scalars_select makes a new vector

@@ -133,78 +133,113 @@ func (r *reader) g2(section string, p *bls.G2Affine) error {
 }
 
 func (r *reader) g1s(section string) ([]bls.G1Affine, error) {
+	return r.g1sTo(section, nil)
+}
+
+// g1sTo decodes a G1 section; start, when set, is given the section's
+// slice before any point is decoded into it and returns a function called
+// with each range [from, to) once decoded (nil: none).
+func (r *reader) g1sTo(section string, start func([]bls.G1Affine) func(from, to int)) ([]bls.G1Affine, error) {
 	n, err := r.count(section, G1Uncompressed)
 	if err != nil {
 		return nil, err
 	}
 	b, _ := r.take(section, n*G1Uncompressed)
 	out := make([]bls.G1Affine, n)
+	var decoded func(from, to int)
+	if start != nil {
+		decoded = start(out)
+	}
 	err = r.decodeParallel(section, n, G1Uncompressed, func(i int) error {
 		return decodeG1(b[i*G1Uncompressed:], &out[i], r.subgroup)
-	})
+	}, decoded)
 	return out, err
 }
 
-func (r *reader) g2s(section string) ([]bls.G2Affine, error) {
+// g2sTo is g1sTo for G2.
+func (r *reader) g2sTo(section string, start func([]bls.G2Affine) func(from, to int)) ([]bls.G2Affine, error) {
 	n, err := r.count(section, G2Uncompressed)
 	if err != nil {
 		return nil, err
 	}
 	b, _ := r.take(section, n*G2Uncompressed)
 	out := make([]bls.G2Affine, n)
+	var decoded func(from, to int)
+	if start != nil {
+		decoded = start(out)
+	}
 	err = r.decodeParallel(section, n, G2Uncompressed, func(i int) error {
 		return decodeG2(b[i*G2Uncompressed:], &out[i], r.subgroup)
-	})
+	}, decoded)
 	return out, err
 }
 
-// reportEvery is how many points a decoding goroutine handles between
-// progress reports.
-const reportEvery = 1 << 16
+// minDecodeBlock is the fewest points a decoding goroutine takes at a time
+// (tests lower it to split small sections).
+var minDecodeBlock = 1024
 
-// decodeParallel runs decode(i) for i in [0, n) on the reader's goroutines
-// and reports the failure with the lowest index, so errors are
-// deterministic.
-func (r *reader) decodeParallel(section string, n, size int, decode func(i int) error) error {
-	nbTasks := r.opt.tasks()
-	if nbTasks > n {
-		nbTasks = n
-	}
+// decodeParallel runs decode(i) for i in [0, n) on the reader's
+// goroutines, in blocks taken in turn (so that the first blocks are done
+// first: a range-by-range check starts early), calling decoded, when set,
+// with each block once decoded without error. It reports the failure with
+// the lowest index, so errors are deterministic.
+func (r *reader) decodeParallel(section string, n, size int, decode func(i int) error, decoded func(from, to int)) error {
+	nbTasks := min(r.opt.tasks(), n)
 	if nbTasks < 1 {
 		return nil
 	}
-	firstBad := make([]int, nbTasks)
-	errs := make([]error, nbTasks)
-	chunk := (n + nbTasks - 1) / nbTasks
+	// Blocks of checkChunk points at most (a device check's range), at
+	// least four a goroutine when the section is small.
+	block := min(checkChunk, max(minDecodeBlock, (n+4*nbTasks-1)/(4*nbTasks)))
+	var next atomic.Int64
+	var mu sync.Mutex
+	firstBad, firstErr := n, error(nil)
 	var wg sync.WaitGroup
-	for t := 0; t < nbTasks; t++ {
-		wg.Add(1)
-		go func(t int) {
-			defer wg.Done()
-			firstBad[t] = -1
-			i := t * chunk
-			// The points are read from a mapping: guard this goroutine
-			// against the file shrinking underneath.
-			if err := fileio.Guard(r.data, func() error {
-				for ; i < min((t+1)*chunk, n); i++ {
-					if err := decode(i); err != nil {
-						return err
-					}
-					if r.progress != nil && (i+1-t*chunk)%reportEvery == 0 {
-						r.progress(progress.Event{Stage: StageDecode, Done: r.decoded.Add(reportEvery * int64(size)), Total: int64(len(r.data)), Unit: progress.Bytes})
-					}
+	for range nbTasks {
+		wg.Go(func() {
+			for {
+				from := int(next.Add(int64(block))) - block
+				if from >= n {
+					return
 				}
-				return nil
-			}); err != nil {
-				firstBad[t], errs[t] = i, err
+				to := min(from+block, n)
+				mu.Lock()
+				past := from > firstBad // an earlier failure is known
+				mu.Unlock()
+				if past {
+					continue
+				}
+				i := from
+				// The points are read from a mapping: guard this goroutine
+				// against the file shrinking underneath.
+				err := fileio.Guard(r.data, func() error {
+					for ; i < to; i++ {
+						if err := decode(i); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					mu.Lock()
+					if i < firstBad {
+						firstBad, firstErr = i, err
+					}
+					mu.Unlock()
+					continue
+				}
+				if r.progress != nil {
+					r.progress(progress.Event{Stage: StageDecode, Done: r.decoded.Add(int64(to-from) * int64(size)), Total: int64(len(r.data)), Unit: progress.Bytes})
+				}
+				if decoded != nil {
+					decoded(from, to)
+				}
 			}
-		}(t)
+		})
 	}
 	wg.Wait()
-	for t := range errs {
-		if errs[t] != nil {
-			return fmt.Errorf("params: %s[%d]: %w", section, firstBad[t], errs[t])
-		}
+	if firstErr != nil {
+		return fmt.Errorf("params: %s[%d]: %w", section, firstBad, firstErr)
 	}
 	return nil
 }
@@ -240,7 +275,7 @@ func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 		return decodeCurve(data, opt, nil)
 	}
 	checks := startChecks(opt.checker(), pointTotal(data), opt.Progress, nil)
-	pk, err := decodeCurve(data, opt, checks.add)
+	pk, err := decodeCurve(data, opt, checks)
 	if err = checks.finish(err); err != nil {
 		return nil, err
 	}
@@ -260,15 +295,15 @@ var sectionDecoded func(name string)
 // against 4.2 s unchecked on the H200: its ~2 s decode left the device
 // idle). Errors do not depend on the order: the first format or curve
 // error in file order wins.
-func decodeCurve(data []byte, opt Options, emit func(subgroupSet)) (*ProvingKey, error) {
+func decodeCurve(data []byte, opt Options, checks *sectionChecks) (*ProvingKey, error) {
 	r := &reader{data: data, opt: opt, progress: opt.Progress}
 	vk, err := r.verifyingKey()
 	if err != nil {
 		return nil, err
 	}
-	if emit != nil {
+	if checks != nil {
 		for _, s := range vkSets(vk) {
-			emit(s)
+			checks.add(s)
 		}
 	}
 	// Where each section starts (its count), scanned in file order so
@@ -291,12 +326,28 @@ func decodeCurve(data []byte, opt Options, emit func(subgroupSet)) (*ProvingKey,
 	pk := &ProvingKey{VerifyingKey: *vk}
 	dst := [4]*[]bls.G1Affine{&pk.H, &pk.L, &pk.A, &pk.BG1}
 	var errs [5]error
+	// A checker that takes ranges gets each range of a section as it is
+	// decoded; another gets the whole section once decoded.
+	var ranged func(from, to int)
+	section := func(i int, set subgroupSet) {
+		ranged = nil
+		if checks != nil {
+			set.pos = 7 + i
+			ranged = checks.section(set)
+		}
+	}
 	for i := range 5 {
 		sr := &reader{data: data, off: at[i], opt: opt, progress: opt.Progress}
 		if i == 4 {
-			pk.BG2, errs[i] = sr.g2s(names[i])
+			pk.BG2, errs[i] = sr.g2sTo(names[i], func(p []bls.G2Affine) func(int, int) {
+				section(i, subgroupSet{name: names[i], g2: p})
+				return ranged
+			})
 		} else {
-			*dst[i], errs[i] = sr.g1s(names[i])
+			*dst[i], errs[i] = sr.g1sTo(names[i], func(p []bls.G1Affine) func(int, int) {
+				section(i, subgroupSet{name: names[i], g1: p})
+				return ranged
+			})
 		}
 		if errs[i] != nil {
 			if i < 4 {
@@ -304,8 +355,8 @@ func decodeCurve(data []byte, opt Options, emit func(subgroupSet)) (*ProvingKey,
 			}
 			continue // an error in H..B_G1 would come first in file order
 		}
-		if emit != nil {
-			emit(querySets(pk)[i])
+		if checks != nil && ranged == nil {
+			checks.add(querySets(pk)[i])
 		}
 		if sectionDecoded != nil {
 			sectionDecoded(names[i])

@@ -77,14 +77,12 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		// recorded (hashing runs at ~20× the decode's speed, so it is
 		// known early).
 		var checks *sectionChecks
-		var emit func(subgroupSet)
 		var ready chan struct{} // closed when the key is known and not recorded
 		if rec != nil && !info.Stamped {
 			ready = make(chan struct{})
 		}
 		if !opt.SkipSubgroupCheck && !info.Stamped && !listed {
 			checks = startChecks(checker, pointTotal(data), opt.Progress, ready)
-			emit = checks.add
 		}
 		var hit bool // the content key is recorded
 		var hashErr error
@@ -104,7 +102,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 				}
 			})
 		}
-		pk, err = decodeCurve(data, opt, emit)
+		pk, err = decodeCurve(data, opt, checks)
 		wg.Wait()
 		if err == nil {
 			err = hashErr

@@ -65,6 +65,32 @@ func firstFailing(n, nbTasks int, ok func(i int) bool) int {
 	return -1
 }
 
+// RangeChecker is a SubgroupChecker that can check a query section range
+// by range while it is decoded (a device's: each range goes up into the
+// section's resident copy and is checked there, beside the decoding of
+// the next ranges), instead of whole once it is decoded.
+type RangeChecker interface {
+	SubgroupChecker
+	// BeginG1 starts the check of points, whose contents are decoded
+	// afterwards, range by range.
+	BeginG1(points []bls.G1Affine) SectionCheck
+	// BeginG2 is BeginG1 for G2.
+	BeginG2(points []bls.G2Affine) SectionCheck
+}
+
+// SectionCheck is one section's check, range by range.
+type SectionCheck interface {
+	// Check checks points [from, to) of the section, which are decoded;
+	// firstBad is the least index (in the section) of one outside the
+	// subgroup, or -1. Ranges may be checked from several goroutines.
+	Check(from, to int) (firstBad int, err error)
+	// Done ends the check once no Check is running: complete when every
+	// range was checked and passed and the key is kept (the device may
+	// keep the points it received); otherwise what was received is
+	// dropped.
+	Done(complete bool)
+}
+
 // checkChunk is the number of points given to a checker per call: large
 // enough that a device's launch costs vanish (24 MB of G1 points), small
 // enough that progress moves every few seconds on a CPU.
@@ -81,6 +107,29 @@ type subgroupSet struct {
 	// pos is the section's place in the file: when several sections hold
 	// a point outside the subgroup, the first in the file is reported.
 	pos int
+	// ranged, when set, makes this item the range [from, to) of a
+	// section checked range by range (a RangeChecker's); g1 or g2 is then
+	// the whole section.
+	ranged   *rangedSection
+	from, to int
+}
+
+// rangedSection is a query section checked range by range: its check is
+// begun by the first range checked.
+type rangedSection struct {
+	once  sync.Once
+	check SectionCheck
+}
+
+func (r *rangedSection) begin(c RangeChecker, s subgroupSet) SectionCheck {
+	r.once.Do(func() {
+		if s.g1 != nil {
+			r.check = c.BeginG1(s.g1)
+		} else {
+			r.check = c.BeginG2(s.g2)
+		}
+	})
+	return r.check
 }
 
 func (s subgroupSet) len() int { return len(s.g1) + len(s.g2) }
@@ -155,7 +204,11 @@ type setChecker struct {
 }
 
 // check checks s; stopped, when set, is polled between checker calls.
+// The error of a point outside the subgroup wraps a *badPoint.
 func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
+	if s.ranged != nil {
+		return sc.checkRange(s, stopped)
+	}
 	_, onCPU := sc.c.(CPUChecker)
 	// A device checker gets each query whole: it uploads the very slices
 	// the MSMs later use, once, and they stay resident for them (a chunk
@@ -184,40 +237,95 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
 			return fmt.Errorf("params: %s: subgroup check: %w", s.name, err)
 		}
 		if bad >= 0 {
-			if s.len() == 1 {
-				return fmt.Errorf("params: %s: %w", s.name, ErrNotInGroup)
-			}
-			return fmt.Errorf("params: %s[%d]: %w", s.name, from+bad, ErrNotInGroup)
+			return notInGroup(s, from+bad)
 		}
-		done := sc.done.Add(int64(to - from))
-		sc.progress.Report(progress.Event{Stage: StageSubgroup, Done: done, Total: sc.total, Unit: progress.Points})
+		sc.report(to - from)
 	}
 	return nil
 }
 
+// checkRange checks the range item s of a ranged section.
+func (sc *setChecker) checkRange(s subgroupSet, stopped func() bool) error {
+	if stopped != nil && stopped() {
+		return errAbandoned
+	}
+	bad, err := s.ranged.begin(sc.c.(RangeChecker), s).Check(s.from, s.to)
+	if err != nil {
+		return &badPoint{index: s.from, err: fmt.Errorf("params: %s: subgroup check: %w", s.name, err)}
+	}
+	if bad >= 0 {
+		return notInGroup(s, bad)
+	}
+	sc.report(s.to - s.from)
+	return nil
+}
+
+func (sc *setChecker) report(points int) {
+	done := sc.done.Add(int64(points))
+	sc.progress.Report(progress.Event{Stage: StageSubgroup, Done: done, Total: sc.total, Unit: progress.Points})
+}
+
+// badPoint is a failure at a point of a section (outside the subgroup, or
+// the checker's failure over a range from there): of two in one section
+// the lower index is reported.
+type badPoint struct {
+	index int
+	err   error
+}
+
+func (b *badPoint) Error() string { return b.err.Error() }
+func (b *badPoint) Unwrap() error { return b.err }
+
+func notInGroup(s subgroupSet, i int) error {
+	if s.len() == 1 {
+		return &badPoint{index: i, err: fmt.Errorf("params: %s: %w", s.name, ErrNotInGroup)}
+	}
+	return &badPoint{index: i, err: fmt.Errorf("params: %s[%d]: %w", s.name, i, ErrNotInGroup)}
+}
+
+// failIndex is err's point index in its section (0 when none is known).
+func failIndex(err error) int {
+	var b *badPoint
+	if errors.As(err, &b) {
+		return b.index
+	}
+	return 0
+}
+
 // sectionChecks checks a key's sections in the order the decoder hands
 // them over, while the decoder goes on with the next ones: a first load
-// then costs about the decode plus the check of the last section, not the
-// decode plus the whole check. A device checker gets two goroutines, so
-// that one section's upload runs beside the other's kernels (on the CPU
-// one goroutine: the checker is parallel within a section).
+// then costs about the decode plus the check of what was decoded last, not
+// the decode plus the whole check. A RangeChecker gets each query section
+// range by range as the decoder finishes them (ranged), so that the
+// device's checks run beside the decoding of the same section; another
+// checker gets whole sections. A device checker gets two goroutines, so
+// that one range's upload runs beside the other's kernels (on the CPU one
+// goroutine: the checker is parallel within a section).
 type sectionChecks struct {
-	sets chan subgroupSet // holds every section: the decoder never waits
-	stop chan struct{}    // closed to abandon the check
-	once sync.Once
-	done chan struct{} // closed when the goroutine has returned
-	err  error         // valid once done is closed
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []subgroupSet    // handed over, not yet taken: the decoder never waits
+	closed bool             // no more items
+	ranged []*rangedSection // the ranged sections begun, for Done
+	rc     RangeChecker     // set: query sections are checked range by range
+	stop   chan struct{}    // closed to abandon the check
+	once   sync.Once
+	done   chan struct{} // closed when the goroutine has returned
+	err    error         // valid once done is closed
 }
 
 // startChecks starts checking with c the sections given to add, once
 // ready is closed (nil: at once); total is the number of points of the
 // whole key, for progress.
 func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-chan struct{}) *sectionChecks {
-	s := &sectionChecks{sets: make(chan subgroupSet, nbSets), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &sectionChecks{stop: make(chan struct{}), done: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
 	sc := &setChecker{c: c, progress: report, total: total}
 	workers := 2
 	if _, onCPU := c.(CPUChecker); onCPU {
 		workers = 1
+	} else if rc, ok := c.(RangeChecker); ok {
+		s.rc = rc
 	}
 	go func() {
 		defer close(s.done)
@@ -227,29 +335,35 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 			case <-s.stop:
 			}
 		}
-		// After a failure only the sections before it in the file are
+		// After a failure only the items before it in the file are
 		// checked, and of two failures the one earlier in the file wins,
 		// whatever its kind: the error names the first point outside the
-		// subgroup in file order, or a device error that came before it
-		// (sections are handed over in file order, two checked at once).
+		// subgroup in file order (section, then index), or a device error
+		// that came before it (items are handed over in file order, two
+		// checked at once).
 		var mu sync.Mutex
-		failed := nbSets
+		failed, failedAt := nbSets, 0
 		var wg sync.WaitGroup
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for set := range s.sets {
+				for {
+					set, ok := s.take()
+					if !ok {
+						return
+					}
 					mu.Lock()
-					skip := set.pos > failed
+					skip := set.pos > failed || set.pos == failed && set.from > failedAt
 					mu.Unlock()
 					if skip {
 						continue
 					}
 					if err := sc.check(set, s.stopped); err != nil {
+						at := failIndex(err)
 						mu.Lock()
-						if set.pos < failed {
-							s.err, failed = err, set.pos
+						if set.pos < failed || set.pos == failed && at < failedAt {
+							s.err, failed, failedAt = err, set.pos, at
 						}
 						mu.Unlock()
 					}
@@ -267,8 +381,48 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 	return s
 }
 
-// add hands over a decoded section.
-func (s *sectionChecks) add(set subgroupSet) { s.sets <- set }
+// take returns the next item, waiting for one; false once closed and
+// empty.
+func (s *sectionChecks) take() (subgroupSet, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.queue) == 0 && !s.closed {
+		s.cond.Wait()
+	}
+	if len(s.queue) == 0 {
+		return subgroupSet{}, false
+	}
+	set := s.queue[0]
+	s.queue = s.queue[1:]
+	return set, true
+}
+
+// add hands over a decoded section, or a decoded range of a ranged one.
+func (s *sectionChecks) add(set subgroupSet) {
+	s.mu.Lock()
+	s.queue = append(s.queue, set)
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// section returns how the decoder hands over query section set (its
+// points not yet decoded): a function for each decoded range [from, to),
+// when the checker takes ranges; else nil, and the decoder adds the whole
+// section once decoded.
+func (s *sectionChecks) section(set subgroupSet) func(from, to int) {
+	if s.rc == nil {
+		return nil
+	}
+	r := &rangedSection{}
+	s.mu.Lock()
+	s.ranged = append(s.ranged, r)
+	s.mu.Unlock()
+	return func(from, to int) {
+		item := set
+		item.ranged, item.from, item.to = r, from, to
+		s.add(item)
+	}
+}
 
 func (s *sectionChecks) stopped() bool {
 	select {
@@ -286,15 +440,25 @@ func (s *sectionChecks) abandon() { s.once.Do(func() { close(s.stop) }) }
 // finish is called once, when decoding ended with decodeErr: it waits for
 // the goroutine and returns decodeErr if set (the check is then abandoned:
 // a format or curve error wins over a subgroup failure, as when the two
-// ran one after the other), else the check's result.
+// ran one after the other), else the check's result. The ranged sections'
+// checks end complete only when the whole key passed.
 func (s *sectionChecks) finish(decodeErr error) error {
 	if decodeErr != nil {
 		s.abandon()
 	}
-	close(s.sets)
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
 	<-s.done
-	if decodeErr != nil {
-		return decodeErr
+	err := decodeErr
+	if err == nil {
+		err = s.err
 	}
-	return s.err
+	for _, r := range s.ranged {
+		if r.check != nil {
+			r.check.Done(err == nil)
+		}
+	}
+	return err
 }

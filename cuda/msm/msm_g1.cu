@@ -11,6 +11,12 @@ int cuzk::g1_upload(int dev, const void* points, size_t n, void** handle, char* 
     return upload<fp_t>(dev, points, n, handle, err, errlen);
 }
 void cuzk::g1_free(void* handle) { release<fp_t>(handle); }
+int cuzk::g1_alloc(int dev, size_t n, void** handle, char* err, size_t errlen) {
+    return alloc_set<fp_t>(dev, n, handle, err, errlen);
+}
+int cuzk::g1_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen) {
+    return put<fp_t>(handle, offset, points, n, err, errlen);
+}
 int cuzk::msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return msm<fp_t>(handle, scalars, n, result, err, errlen);
 }

@@ -7,6 +7,12 @@ int cuzk::g2_upload(int dev, const void* points, size_t n, void** handle, char* 
     return upload<fp2_t>(dev, points, n, handle, err, errlen);
 }
 void cuzk::g2_free(void* handle) { release<fp2_t>(handle); }
+int cuzk::g2_alloc(int dev, size_t n, void** handle, char* err, size_t errlen) {
+    return alloc_set<fp2_t>(dev, n, handle, err, errlen);
+}
+int cuzk::g2_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen) {
+    return put<fp2_t>(handle, offset, points, n, err, errlen);
+}
 int cuzk::msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen) {
     return msm<fp2_t>(handle, scalars, n, result, err, errlen);
 }

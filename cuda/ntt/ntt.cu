@@ -93,18 +93,23 @@ int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) 
 
 }  // namespace
 
+void cuzk::trim_twiddles(int dev) {
+    std::lock_guard<std::mutex> g(twiddles_mu);
+    drop_unused(dev, 0);
+}
+
 int cuzk::ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
     if (!x) return fail(err, errlen, 1, "x is NULL");
     consts_t k;
     memcpy(&k, consts, sizeof k);
-    const fr_t *tw, *twi;
+    twiddle_lease tl;
     fr_t* dx = nullptr;
-    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
+    if ((rc = get_twiddles(dev, n, k, &tl, err, errlen))) goto done;
     CK(cuzk::dev_malloc(&dx, n * sizeof(fr_t)));
     if ((rc = cuzk::upload_bytes(dev, dx, x, n * sizeof(fr_t), err, errlen))) goto done;
-    if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, tw, twi, err, errlen))) goto done;
+    if ((rc = ntt_device(dx, n, log2_exact(n), inverse, coset, k, tl.tw, tl.twi, err, errlen))) goto done;
     rc = cuzk::download_bytes(dev, x, dx, n * sizeof(fr_t), err, errlen);
 done:
     cuzk::dev_free(dx);
@@ -161,10 +166,11 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     if (!x->dv[1] || !x->dv[2]) return fail(err, errlen, 1, "h of these a, b, c was computed already");
     consts_t k;
     memcpy(&k, consts, sizeof k);
-    const fr_t *tw, *twi;
+    twiddle_lease tl;
     int lg = log2_exact(n);
     fr_t* dv[3] = {(fr_t*)x->dv[0], (fr_t*)x->dv[1], (fr_t*)x->dv[2]};
-    if ((rc = get_twiddles(x->dev, n, k, &tw, &twi, err, errlen))) return rc;
+    if ((rc = get_twiddles(x->dev, n, k, &tl, err, errlen))) return rc;
+    const fr_t *tw = tl.tw, *twi = tl.twi;
     cuzk::phases ph("h");  // the profile option: the waits for the copies apart from the NTTs
     ph.mark("start");
     static const char* const waits[3] = {"wait a", "wait b", "wait c"};
@@ -209,22 +215,22 @@ int cuzk::bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms,
     if (!ms || reps < 1) return fail(err, errlen, 1, "ms is NULL or reps < 1");
     consts_t k;
     memcpy(&k, consts, sizeof k);
-    const fr_t *tw, *twi;
+    twiddle_lease tl;
     fr_t* dx = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float times[64];
     int lg = log2_exact(n);
     if (reps > 64) reps = 64;
-    if ((rc = get_twiddles(dev, n, k, &tw, &twi, err, errlen))) goto done;
+    if ((rc = get_twiddles(dev, n, k, &tl, err, errlen))) goto done;
     CK(cuzk::dev_malloc(&dx, n * sizeof(fr_t)));
     k_fill_random<<<blocks(n), THREADS>>>(dx, n, 12345u);
     CKLAUNCH();
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    if ((rc = ntt_device(dx, n, lg, 0, 0, k, tw, twi, err, errlen))) goto done;  // warm-up
+    if ((rc = ntt_device(dx, n, lg, 0, 0, k, tl.tw, tl.twi, err, errlen))) goto done;  // warm-up
     for (int r = 0; r < reps; r++) {
         CK(cudaEventRecord(e0));
-        if ((rc = ntt_device(dx, n, lg, 0, 0, k, tw, twi, err, errlen))) goto done;
+        if ((rc = ntt_device(dx, n, lg, 0, 0, k, tl.tw, tl.twi, err, errlen))) goto done;
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         CK(cudaEventElapsedTime(&times[r], e0, e1));

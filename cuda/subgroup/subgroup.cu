@@ -42,39 +42,46 @@ __global__ void __launch_bounds__(SUBGROUP_THREADS, SUBGROUP_BLOCKS) k_subgroup(
 }
 
 template <class F>
-int check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
+int check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
     point_set<F>* s = static_cast<point_set<F>*>(handle);
     if (!s || !n_bad || !first_bad) return fail(err, errlen, 1, "NULL handle or result");
-    if (n > s->n) return fail(err, errlen, 1, "%zu points to check in a set of %zu", n, s->n);
+    if (offset > s->n || n > s->n - offset)
+        return fail(err, errlen, 1, "points [%zu, %zu + %zu) to check in a set of %zu", offset, offset, n, s->n);
     if (n == 0) {
         *n_bad = 0;
         *first_bad = SIZE_MAX;
         return 0;
     }
     CKR(cudaSetDevice(s->dev));
+    // The counters are stream-ordered on stream 0 (the pool): a cudaFree
+    // would wait for the whole device, the copies other threads run beside
+    // this check included.
     unsigned long long* d = nullptr;
-    CKR(cuzk::dev_malloc(&d, 2 * sizeof(unsigned long long)));
+    CKR(cuzk::pooled_malloc((void**)&d, 2 * sizeof(unsigned long long)));
     unsigned long long h[2] = {0, ~0ull};
-    cudaError_t e = cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemsetAsync(d, 0, sizeof(unsigned long long), 0);
+    if (e == cudaSuccess) e = cudaMemsetAsync(d + 1, 0xff, sizeof(unsigned long long), 0);
     if (e == cudaSuccess) {
         const size_t nb = (n + SUBGROUP_THREADS - 1) / SUBGROUP_THREADS;
-        k_subgroup<F><<<(unsigned)nb, SUBGROUP_THREADS>>>(s->pts, n, d);
+        k_subgroup<F><<<(unsigned)nb, SUBGROUP_THREADS>>>(s->pts + offset, n, d);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
-    cuzk::dev_free(d);
+    cudaFreeAsync(d, 0);
     if (e != cudaSuccess) return fail(err, errlen, cuzk::cuda_code(e), "subgroup check of %zu points: %s", n, cudaGetErrorString(e));
     *n_bad = (size_t)h[0];
-    *first_bad = h[0] ? (size_t)h[1] : SIZE_MAX;
+    *first_bad = h[0] ? offset + (size_t)h[1] : SIZE_MAX;
     return 0;
 }
 
 }  // namespace
 
-int cuzk::g1_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
-    return check_subgroup<fp_t>(handle, n, n_bad, first_bad, err, errlen);
+int cuzk::g1_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                            size_t errlen) {
+    return check_subgroup<fp_t>(handle, offset, n, n_bad, first_bad, err, errlen);
 }
 
-int cuzk::g2_check_subgroup(void* handle, size_t n, size_t* n_bad, size_t* first_bad, char* err, size_t errlen) {
-    return check_subgroup<fp2_t>(handle, n, n_bad, first_bad, err, errlen);
+int cuzk::g2_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+                            size_t errlen) {
+    return check_subgroup<fp2_t>(handle, offset, n, n_bad, first_bad, err, errlen);
 }

@@ -141,9 +141,27 @@ static inline size_t held_locked(device_state& s) {
     return s.used + (size_t)reserved;
 }
 
+// cap_note is this thread's account of its last allocation refused by the
+// cap ("" when the last one was not): CKR and CK add it to an
+// out-of-memory error's message, so that a refusal reads as the cap's, with
+// its numbers, and not as the device's. One buffer for the whole library
+// (an inline function with external linkage).
+inline char* cap_note() {
+    static thread_local char note[160];
+    return note;
+}
+
+static inline const char* cap_note_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? cap_note() : ""; }
+
+static inline void note_refusal(size_t held, size_t n, size_t cap) {
+    snprintf(cap_note(), 160, " (over gpus.max_device_memory: %.1f MiB held, %.1f MiB asked, cap %.1f MiB)",
+             held / 1048576.0, n / 1048576.0, cap / 1048576.0);
+}
+
 // admit reserves n bytes of the cap for the caller (true), trimming the
 // pool once when that makes room; false: over the cap.
 static inline bool admit(device_state& s, size_t n) {
+    cap_note()[0] = 0;
     for (int round = 0;; round++) {
         {
             std::lock_guard<std::mutex> g(s.mu);
@@ -153,8 +171,11 @@ static inline bool admit(device_state& s, size_t n) {
                 s.peak = std::max(s.peak, held_locked(s));
                 return true;
             }
+            if (round > 0) {
+                note_refusal(held_locked(s), n, cap);
+                return false;
+            }
         }
-        if (round > 0) return false;
         // Trimmed without the lock: the device drains first, and the other
         // threads' calls on it must not wait for that.
         trim_pool();
@@ -209,6 +230,7 @@ static inline void dev_free(void* p) {
 static inline cudaError_t pooled_malloc(void** p, size_t n) {
     device_state& s = state(current_device());
     const size_t cap = options().max_device_memory;
+    cap_note()[0] = 0;
     if (cap) {
         for (int round = 0;; round++) {
             {
@@ -216,7 +238,10 @@ static inline cudaError_t pooled_malloc(void** p, size_t n) {
                 uint64_t reserved, used;
                 pool_bytes(&reserved, &used);
                 if (s.used + std::max<size_t>(reserved, used + n) <= cap) break;
-                if (round > 0 && s.used + used + n > cap) return cudaErrorMemoryAllocation;
+                if (round > 0 && s.used + used + n > cap) {
+                    note_refusal(s.used + used, n, cap);
+                    return cudaErrorMemoryAllocation;
+                }
                 if (round > 0) break;  // trimmed: the pool's reservation grows into the room
             }
             trim_pool();  // without the lock, as in admit
@@ -230,6 +255,7 @@ static inline cudaError_t pooled_malloc(void** p, size_t n) {
     std::lock_guard<std::mutex> g(s.mu);
     const size_t h = held_locked(s);
     if (cap && h > cap) {  // the pool rounded its reservation past the cap
+        note_refusal(h - n, n, cap);
         cudaFreeAsync(*p, 0);
         *p = nullptr;
         trim_pool();
@@ -300,8 +326,8 @@ static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / 
     do {                                                                                                 \
         cudaError_t e_ = (call);                                                                         \
         if (e_ != cudaSuccess && (cudaGetLastError(), true))                                             \
-            return cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
-                              __LINE__);                                                                 \
+            return cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s%s (%s:%d)", #call, cudaGetErrorString(e_), \
+                              cuzk::cap_note_for(e_), __FILE__, __LINE__);                               \
     } while (0)
 
 // CK is CKR for a function that cleans up at a label: on a CUDA error it
@@ -312,7 +338,8 @@ static inline unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / 
         cudaError_t e_ = (call);                                                                 \
         if (e_ != cudaSuccess) {                                                                 \
             cudaGetLastError(); /* a non-sticky error must not fail the next call */             \
-            rc = cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__); \
+            rc = cuzk::fail(err, errlen, cuzk::cuda_code(e_), "%s: %s%s (%s:%d)", #call, cudaGetErrorString(e_), \
+                            cuzk::cap_note_for(e_), __FILE__, __LINE__);                                 \
             goto done;                                                                           \
         }                                                                                        \
     } while (0)

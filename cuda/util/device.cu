@@ -38,6 +38,9 @@ int cuzk::set_options(int dev, const cuzk_cuda_options* o, char* err, size_t err
         pooled = s.opt.msm_pool != 0;
     }
     if ((!o->msm_pool || o->max_device_memory) && pooled) cuzk::trim_pool();
+    // Twiddle tables kept from other sizes go too: under a cap only the
+    // size in use is planned for (ntt/twiddles.cuh).
+    if (o->max_device_memory) cuzk::trim_twiddles(dev);
     std::lock_guard<std::mutex> g(s.mu);
     s.opt = *o;
     s.peak = cuzk::held_locked(s);  // the peak counts from the options in force

@@ -29,7 +29,9 @@ typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 typedef int (*abcup_fn)(int, const void*, const void*, const void*, size_t, void**, char*, size_t);
 typedef int (*hmsmabc_fn)(void*, const void*, void*, void*, double*, char*, size_t);
-typedef int (*subgroup_fn)(void*, size_t, size_t*, size_t*, char*, size_t);
+typedef int (*subgroup_fn)(void*, size_t, size_t, size_t*, size_t*, char*, size_t);
+typedef int (*alloc_fn)(int, size_t, void**, char*, size_t);
+typedef int (*put_fn)(void*, size_t, const void*, size_t, char*, size_t);
 typedef int (*setopt_fn)(int, const cuzk_cuda_options*, char*, size_t);
 typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
 typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
@@ -70,6 +72,10 @@ SAME(cuzk_cuda_h_msm_g1_abc, hmsmabc_fn);
 SAME(cuzk_cuda_abc_free, free_fn);
 SAME(cuzk_cuda_g1_check_subgroup, subgroup_fn);
 SAME(cuzk_cuda_g2_check_subgroup, subgroup_fn);
+SAME(cuzk_cuda_g1_alloc, alloc_fn);
+SAME(cuzk_cuda_g2_alloc, alloc_fn);
+SAME(cuzk_cuda_g1_put, put_fn);
+SAME(cuzk_cuda_g2_put, put_fn);
 SAME(cuzk_cuda_set_options, setopt_fn);
 SAME(cuzk_cuda_memory, mem_fn);
 SAME(cuzk_cuda_stream_new, stnew_fn);
@@ -119,8 +125,12 @@ static int call_abcup(void* f, int d, const void* a, const void* b, const void* 
 static int call_hmsmabc(void* f, void* abc, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
     return ((hmsmabc_fn)f)(abc, k, h, r, ms, e, el);
 }
-static int call_subgroup(void* f, void* h, size_t n, size_t* bad, size_t* first, char* e, size_t el) {
-    return ((subgroup_fn)f)(h, n, bad, first, e, el);
+static int call_subgroup(void* f, void* h, size_t off, size_t n, size_t* bad, size_t* first, char* e, size_t el) {
+    return ((subgroup_fn)f)(h, off, n, bad, first, e, el);
+}
+static int call_alloc(void* f, int d, size_t n, void** h, char* e, size_t el) { return ((alloc_fn)f)(d, n, h, e, el); }
+static int call_put(void* f, void* h, size_t off, const void* p, size_t n, char* e, size_t el) {
+    return ((put_fn)f)(h, off, p, n, e, el);
 }
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);

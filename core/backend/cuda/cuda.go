@@ -63,6 +63,8 @@ type Library struct {
 	setOptions, memory           unsafe.Pointer
 	stNew, stPut, stMSM, stFree  unsafe.Pointer
 	hScalars, stStats            unsafe.Pointer
+	g1Alloc, g1Put               unsafe.Pointer
+	g2Alloc, g2Put               unsafe.Pointer
 }
 
 // Open loads the library at path.
@@ -109,7 +111,8 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
 		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},
 		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars},
-		{"cuzk_cuda_stream_take_stats", &l.stStats}} {
+		{"cuzk_cuda_stream_take_stats", &l.stStats}, {"cuzk_cuda_g1_alloc", &l.g1Alloc}, {"cuzk_cuda_g1_put", &l.g1Put},
+		{"cuzk_cuda_g2_alloc", &l.g2Alloc}, {"cuzk_cuda_g2_put", &l.g2Put}} {
 		if *s.dst, err = sym(s.name); err != nil {
 			C.dlclose(h)
 			return nil, err
@@ -250,8 +253,8 @@ func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
 		mem.budget = mem.plan.cap
 	}
 	b.mem = mem
-	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, 1, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup}), mem)
-	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, 2, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup}), mem)
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, 1, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup, lib.g1Alloc, lib.g1Put}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, 2, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup, lib.g2Alloc, lib.g2Put}), mem)
 	return b, nil
 }
 
@@ -302,6 +305,7 @@ type deviceStore[P, R any, PR jacobian[R]] struct {
 	b                              *Backend
 	group                          C.int // 1: G1, 2: G2
 	uploadFn, msmFn, fre, subgroup unsafe.Pointer
+	allocFn, putFn                 unsafe.Pointer
 }
 
 func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) {
@@ -380,10 +384,24 @@ func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 
 func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
 
-func (d deviceStore[P, R, PR]) checkSubgroup(h any, n int) (bad, first int, err error) {
+func (d deviceStore[P, R, PR]) alloc(n int) (any, error) {
+	var h unsafe.Pointer
+	err := call("point set", func(e *C.char) C.int {
+		return C.call_alloc(d.allocFn, C.int(d.b.dev), C.size_t(n), &h, e, errLen)
+	})
+	return h, err
+}
+
+func (d deviceStore[P, R, PR]) fill(h any, offset int, points []P) error {
+	return call("put points", func(e *C.char) C.int {
+		return C.call_put(d.putFn, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+	})
+}
+
+func (d deviceStore[P, R, PR]) checkSubgroup(h any, offset, n int) (bad, first int, err error) {
 	var nBad, firstBad C.size_t
 	err = call("subgroup check", func(e *C.char) C.int {
-		return C.call_subgroup(d.subgroup, h.(unsafe.Pointer), C.size_t(n), &nBad, &firstBad, e, errLen)
+		return C.call_subgroup(d.subgroup, h.(unsafe.Pointer), C.size_t(offset), C.size_t(n), &nBad, &firstBad, e, errLen)
 	})
 	if err != nil || nBad == 0 {
 		return 0, -1, err

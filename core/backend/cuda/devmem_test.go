@@ -75,7 +75,7 @@ func (f *cappedStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
 	return r, err
 }
 
-func (f *cappedStore) checkSubgroup(any, int) (int, int, error) { return 0, -1, nil }
+func (f *cappedStore) checkSubgroup(any, int, int) (int, int, error) { return 0, -1, nil }
 
 func (f *cappedStore) uploadScalars(v []fr.Element) (any, error) {
 	if err := f.alloc(uint64(len(v)) * scalarSize); err != nil {

@@ -19,7 +19,17 @@ type pointStore[P any, R any] interface {
 	upload(points []P) (any, error)
 	msm(h any, scalars []fr.Element) (R, error)
 	free(h any)
-	checkSubgroup(h any, n int) (bad, first int, err error)
+	// checkSubgroup checks points [offset, offset+n) of a set; first is
+	// an index in the set.
+	checkSubgroup(h any, offset, n int) (bad, first int, err error)
+}
+
+// fillStore is what a device offers for a set filled in parts (a
+// parameter file's section checked as it is decoded): a set of n points
+// whose contents are undefined until filled, range by range.
+type fillStore[P any] interface {
+	alloc(n int) (any, error)
+	fill(h any, offset int, points []P) error
 }
 
 // streamStore is what a device offers for sets that do not stay
@@ -119,13 +129,8 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 	if h, ok := r.sets[k]; ok {
 		return h, nil
 	}
-	size := uint64(len(points)) * pointBytes[P]()
-	r.mem.largest = max(r.mem.largest, len(points))
-	rows := r.mem.rows
-	if rows == 0 {
-		rows = rowsFor(r.mem.largest)
-	}
-	if r.mem.used+size > r.mem.budget || !r.mem.plan.residentFits(r.mem.used, size, rows) {
+	size, fits := r.fitsLocked(len(points))
+	if !fits {
 		return nil, nil
 	}
 	h, err := r.store.upload(points)
@@ -135,6 +140,97 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 	r.sets[k] = h
 	r.mem.used += size
 	return h, nil
+}
+
+// fitsLocked reports whether a set of n points may stay resident, and its
+// size; mem.mu held.
+func (r *residency[P, R, PR]) fitsLocked(n int) (uint64, bool) {
+	size := uint64(n) * pointBytes[P]()
+	r.mem.largest = max(r.mem.largest, n)
+	rows := r.mem.rows
+	if rows == 0 {
+		rows = rowsFor(r.mem.largest)
+	}
+	return size, r.mem.used+size <= r.mem.budget && r.mem.plan.residentFits(r.mem.used, size, rows)
+}
+
+// rangeCheck is the subgroup check of a set checked range by range while
+// its points are decoded (beginCheck): each range goes up into the set's
+// resident copy at its offset and is checked there, so that the device's
+// checks run beside the decoding instead of after it, and the set is
+// uploaded once for the check and the MSMs. A set that does not stay
+// resident streams each range through the device instead.
+type rangeCheck[P comparable, R any, PR jacobian[R]] struct {
+	r      *residency[P, R, PR]
+	points []P
+	h      any    // the resident copy being filled; nil: ranges streamed
+	size   uint64 // its bytes, counted in mem.used
+}
+
+// beginCheck starts a range-by-range check of points, whose contents are
+// not yet decoded: the resident copy is made (empty) when the set fits.
+func (r *residency[P, R, PR]) beginCheck(points []P) *rangeCheck[P, R, PR] {
+	c := &rangeCheck[P, R, PR]{r: r, points: points}
+	fs, ok := r.store.(fillStore[P])
+	if !ok || len(points) == 0 {
+		return c
+	}
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	size, fits := r.fitsLocked(len(points))
+	if !fits {
+		return c
+	}
+	h, err := fs.alloc(len(points))
+	if err != nil {
+		return c // out of device memory, say: stream the ranges
+	}
+	c.h, c.size = h, size
+	r.mem.used += size
+	return c
+}
+
+// check checks points[from:to], decoded since beginCheck; ranges may be
+// checked from several goroutines at once. first is an index in points.
+func (c *rangeCheck[P, R, PR]) check(from, to int) (bad, first int, err error) {
+	if from < 0 || to > len(c.points) || from > to {
+		return 0, -1, fmt.Errorf("cuda: range %d..%d of a set of %d points", from, to, len(c.points))
+	}
+	if c.h == nil {
+		bad, first, err = c.r.checkStreamed(c.points[from:to])
+		if first >= 0 {
+			first += from
+		}
+		return bad, first, err
+	}
+	if err := c.r.store.(fillStore[P]).fill(c.h, from, c.points[from:to]); err != nil {
+		return 0, -1, err
+	}
+	return c.r.store.checkSubgroup(c.h, from, to-from)
+}
+
+// done ends the check. complete: every range was checked and passed, and
+// the points will not change: the resident copy is kept for the MSMs.
+// Otherwise it is freed (an unchecked, failed or partly filled copy is
+// never used).
+func (c *rangeCheck[P, R, PR]) done(complete bool) {
+	if c.h == nil {
+		return
+	}
+	r := c.r
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	if complete {
+		k := keyOf(c.points)
+		if _, dup := r.sets[k]; !dup {
+			r.sets[k] = c.h
+			c.h = nil
+			return
+		}
+	}
+	r.store.free(c.h)
+	r.mem.used -= c.size
+	c.h = nil
 }
 
 // msm computes Σ scalars[i]·points[i] on the device.
@@ -211,11 +307,16 @@ func (r *residency[P, R, PR]) checkSubgroup(points []P) (bad, first int, err err
 		return 0, -1, err
 	}
 	if h != nil {
-		return r.store.checkSubgroup(h, len(points))
+		return r.store.checkSubgroup(h, 0, len(points))
 	}
+	return r.checkStreamed(points)
+}
+
+// checkStreamed is checkSubgroup over points streamed through the device.
+func (r *residency[P, R, PR]) checkStreamed(points []P) (bad, first int, err error) {
 	first = -1
 	err = r.stream(points, func(ch any, from, to int) error {
-		b, f, err := r.store.checkSubgroup(ch, to-from)
+		b, f, err := r.store.checkSubgroup(ch, 0, to-from)
 		if err == nil && b > 0 && first < 0 {
 			first = from + f
 		}

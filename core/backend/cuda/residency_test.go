@@ -16,6 +16,7 @@ import (
 type fakeStore struct {
 	capacity, live uint64
 	uploads, frees int
+	allocs         int
 	failAll        bool
 }
 
@@ -41,10 +42,10 @@ func (f *fakeStore) msm(h any, scalars []fr.Element) (bls.G1Jac, error) {
 	return r, err
 }
 
-func (f *fakeStore) checkSubgroup(h any, n int) (bad, first int, err error) {
+func (f *fakeStore) checkSubgroup(h any, offset, n int) (bad, first int, err error) {
 	pts := *h.(*[]bls.G1Affine)
 	first = -1
-	for i := range pts[:n] {
+	for i := offset; i < offset+n; i++ {
 		if !pts[i].IsInSubGroup() {
 			if bad++; first < 0 {
 				first = i
@@ -52,6 +53,24 @@ func (f *fakeStore) checkSubgroup(h any, n int) (bad, first int, err error) {
 		}
 	}
 	return bad, first, nil
+}
+
+// alloc and fill make it a fillStore: a set of n zero points, filled in
+// ranges.
+func (f *fakeStore) alloc(n int) (any, error) {
+	size := uint64(n) * g1Bytes
+	if f.failAll || f.live+size > f.capacity {
+		return nil, errFakeOOM
+	}
+	f.live += size
+	f.allocs++
+	pts := make([]bls.G1Affine, n)
+	return &pts, nil
+}
+
+func (f *fakeStore) fill(h any, offset int, points []bls.G1Affine) error {
+	copy((*h.(*[]bls.G1Affine))[offset:], points)
+	return nil
 }
 
 func (f *fakeStore) free(h any) {
@@ -152,4 +171,67 @@ func TestSubgroupCheckResidentAndStreamed(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, bad)
 	require.Equal(t, -1, first)
+}
+
+// A set checked range by range as it is decoded: resident, each range
+// filled at its offset and checked there (indices in the whole set); kept
+// for the MSMs when the check completes (no second upload), dropped
+// otherwise; streamed range by range when it does not fit.
+func TestRangeCheckFillsTheResidentSet(t *testing.T) {
+	pts, sc := testPoints(t, 3000), random(t, 3000)
+	var order3 bls.G1Affine // (0, 2): on the curve, of order 3
+	order3.Y.SetUint64(2)
+	decoded := make([]bls.G1Affine, len(pts)) // filled range by range, as the decoder does
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
+	c := r.beginCheck(decoded)
+	require.Equal(t, 1, store.allocs)
+	for _, rg := range [][2]int{{1000, 2000}, {0, 1000}, {2000, 3000}} { // out of order
+		copy(decoded[rg[0]:rg[1]], pts[rg[0]:rg[1]])
+		bad, first, err := c.check(rg[0], rg[1])
+		require.NoError(t, err)
+		require.Zero(t, bad)
+		require.Equal(t, -1, first)
+	}
+	c.done(true)
+	got, err := r.msm(decoded, sc)
+	require.NoError(t, err)
+	w := cpuG1(t, pts, sc)
+	require.True(t, w.Equal(&got), "the MSM over the filled set")
+	require.Zero(t, store.uploads, "the MSM uses the set the check filled")
+
+	// A bad point: its index in the set; the check dropped, the memory back.
+	bad := append([]bls.G1Affine(nil), pts...)
+	bad[2500] = order3
+	live := store.live
+	c = r.beginCheck(bad)
+	n, first, err := c.check(2000, 3000)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 2500, first)
+	c.done(false)
+	require.Equal(t, live, store.live, "an incomplete check frees its set")
+	_, err = r.msm(bad, sc)
+	require.NoError(t, err)
+	require.Equal(t, 1, store.uploads, "a dropped set is uploaded afresh")
+
+	// Out of range: an error, not a crash.
+	c = r.beginCheck(pts[:10])
+	_, _, err = c.check(5, 11)
+	require.Error(t, err)
+	c.done(false)
+
+	// Over the budget: streamed range by range, nothing allocated.
+	small := &fakeStore{capacity: 1 << 30}
+	s := newResidency[bls.G1Affine, bls.G1Jac](small, &vram{budget: 100 * g1Bytes})
+	s.chunk = 400
+	c = s.beginCheck(bad)
+	n, first, err = c.check(2000, 3000)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 2500, first)
+	c.done(true)
+	require.Zero(t, small.allocs)
+	require.Zero(t, small.live)
+	require.EqualValues(t, 3, s.streamedChunks.Load())
 }

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -406,6 +407,42 @@ func checkOnGPU[P comparable, R any, PR jacobian[R]](t *testing.T, what string, 
 	first, err = api(pts)
 	require.NoError(t, err)
 	require.Equal(t, wantFirst, first, "%s through the Backend's method", what)
+	checkInRanges(t, what, r, pts, wantCount, wantFirst)
+}
+
+// checkInRanges checks a copy of pts range by range as a parameter
+// file's decoder hands them over (cuzk_cuda_g1_alloc / _put, the check at
+// an offset): ranges filled and checked out of order, from two goroutines;
+// the count and the first index equal the whole set's.
+func checkInRanges[P comparable, R any, PR jacobian[R]](t *testing.T, what string, r *residency[P, R, PR], pts []P, wantCount, wantFirst int) {
+	decoded := make([]P, len(pts))
+	c := r.beginCheck(decoded)
+	defer c.done(false)
+	n := len(pts)
+	parts := [][2]int{{n / 2, n * 3 / 4}, {0, n / 4}, {n * 3 / 4, n}, {n / 4, n / 2}}
+	var mu sync.Mutex
+	count, first := 0, -1
+	var errs []error
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Go(func() {
+			copy(decoded[p[0]:p[1]], pts[p[0]:p[1]])
+			b, f, err := c.check(p[0], p[1])
+			mu.Lock()
+			defer mu.Unlock()
+			count += b
+			if f >= 0 && (first < 0 || f < first) {
+				first = f
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.Empty(t, errs)
+	require.Equal(t, wantCount, count, "%s in ranges: points outside the subgroup", what)
+	require.Equal(t, wantFirst, first, "%s in ranges: the first point outside the subgroup", what)
 }
 
 // TestBenchSubgroup prints the subgroup check's table (CUZK_CUDA_BENCH=1):

@@ -1,0 +1,172 @@
+package params
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/stretchr/testify/require"
+)
+
+// rangeChecker stands for a device that checks a section range by range
+// as it is decoded (a RangeChecker): each range is checked on the CPU over
+// the section's slice at the time of the call (so a range not yet decoded
+// would fail), and the ranges, sections begun and Done calls are logged.
+type rangeChecker struct {
+	deviceChecker
+	mu     sync.Mutex
+	begun  map[string]int // section → its length at Begin
+	ranges map[string][][2]int
+	done   map[string][]bool // section → its Done calls
+}
+
+func newRangeChecker() *rangeChecker {
+	return &rangeChecker{begun: map[string]int{}, ranges: map[string][][2]int{}, done: map[string][]bool{}}
+}
+
+type loggedSection struct {
+	c     *rangeChecker
+	name  string
+	check func(from, to int) int
+}
+
+func (s loggedSection) Check(from, to int) (int, error) {
+	s.c.mu.Lock()
+	s.c.ranges[s.name] = append(s.c.ranges[s.name], [2]int{from, to})
+	s.c.mu.Unlock()
+	return s.check(from, to), nil
+}
+
+func (s loggedSection) Done(complete bool) {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	s.c.done[s.name] = append(s.c.done[s.name], complete)
+}
+
+// name tells the sections apart by their order of Begin calls of a group.
+func (c *rangeChecker) begin(group string, n int, check func(from, to int) int) SectionCheck {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	name := group + string(rune('0'+len(c.begun)))
+	c.begun[name] = n
+	return loggedSection{c: c, name: name, check: check}
+}
+
+func (c *rangeChecker) BeginG1(p []bls.G1Affine) SectionCheck {
+	return c.begin("g1-", len(p), func(from, to int) int {
+		if bad, _ := (CPUChecker{}).CheckSubgroupG1(p[from:to]); bad >= 0 {
+			return from + bad
+		}
+		return -1
+	})
+}
+
+func (c *rangeChecker) BeginG2(p []bls.G2Affine) SectionCheck {
+	return c.begin("g2-", len(p), func(from, to int) int {
+		if bad, _ := (CPUChecker{}).CheckSubgroupG2(p[from:to]); bad >= 0 {
+			return from + bad
+		}
+		return -1
+	})
+}
+
+// smallBlocks splits sections into ranges of a point or two.
+func smallBlocks(t *testing.T) {
+	old := minDecodeBlock
+	minDecodeBlock = 1
+	t.Cleanup(func() { minDecodeBlock = old })
+}
+
+// A checker that takes ranges gets every query section range by range,
+// each range once and together the whole section, only the verifying key
+// whole; each section's check ends complete once the key passed.
+func TestRangedCheckCoversEachSection(t *testing.T) {
+	smallBlocks(t)
+	_, path := keyFile(t, 41)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	chk := newRangeChecker()
+	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationChecked, info.Validation)
+	lens := []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
+	require.Len(t, chk.begun, 5)
+	names := []string{"g1-0", "g1-1", "g1-2", "g1-3", "g2-4"}
+	for i, name := range names {
+		require.Equal(t, lens[i], chk.begun[name], name)
+		rs := chk.ranges[name]
+		sort.Slice(rs, func(a, b int) bool { return rs[a][0] < rs[b][0] })
+		at := 0
+		for _, r := range rs {
+			require.Equal(t, at, r[0], "%s: ranges in order, without gap or overlap", name)
+			at = r[1]
+		}
+		require.Equal(t, lens[i], at, "%s: the ranges cover the section", name)
+		require.Greater(t, len(rs), 1, "%s: split into ranges", name)
+		require.Equal(t, []bool{true}, chk.done[name], "%s: ended once, complete", name)
+	}
+	// Only the verifying key's points went to the whole-set calls (on the
+	// CPU, not the device).
+	require.Empty(t, chk.calls)
+}
+
+// With ranges the error is still the sequential one: the first point off
+// the subgroup in file order (of two in one section, the lower index,
+// whichever range is checked first), or a format or curve error before
+// it; every section begun ends incomplete.
+func TestRangedErrorIsFirstBadPoint(t *testing.T) {
+	smallBlocks(t)
+	pk := randomKey(rand.New(rand.NewPCG(43, 44)))
+	good := keyBytes(t, pk)
+	put := func(b []byte, section string, i int, p []byte) { copy(b[sectionOffset(pk, section, i):], p) }
+	flip := func(b []byte, section string, i int) { b[sectionOffset(pk, section, i)+G1Uncompressed-1] ^= 1 }
+	cases := []struct {
+		name string
+		bad  func(b []byte)
+		msg  string
+	}{
+		{"two in one section", func(b []byte) { put(b, "h", 5, offSubgroupG1(t)); put(b, "h", 2, offSubgroupG1(t)) }, "params: h[2]: point not in the prime-order subgroup"},
+		{"two sections", func(b []byte) { put(b, "b_g2", 0, offSubgroupG2(t)); put(b, "a", 3, offSubgroupG1(t)) }, "params: a[3]: point not in the prime-order subgroup"},
+		{"off subgroup then off curve", func(b []byte) { put(b, "h", 6, offSubgroupG1(t)); flip(b, "b_g1", 1) }, "params: b_g1[1]: point not on curve"},
+		{"only b_g2", func(b []byte) { put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: b_g2[1]: point not in the prime-order subgroup"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := append([]byte(nil), good...)
+			c.bad(data)
+			want := sequentialErr(data)
+			require.ErrorContains(t, want, c.msg)
+			path := filepath.Join(t.TempDir(), "k.params")
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			for range 10 {
+				chk := newRangeChecker()
+				_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
+				require.Equal(t, want.Error(), err.Error())
+				for name, d := range chk.done {
+					require.Equal(t, []bool{false}, d, "%s ends incomplete", name)
+				}
+				require.Len(t, chk.done, len(chk.ranges), "every section checked is ended")
+			}
+		})
+	}
+}
+
+// A record hit abandons the ranged check: what was begun ends incomplete
+// (a device drops what it received) and the load is valid by the record.
+func TestRangedCheckAbandonedOnRecordHit(t *testing.T) {
+	smallBlocks(t)
+	dir, path := keyFile(t, 45)
+	rec := OpenRecord(dir)
+	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
+	chk := newRangeChecker()
+	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationRecord, info.Validation)
+	for name, d := range chk.done {
+		require.Equal(t, []bool{false}, d, "%s ends incomplete", name)
+	}
+}
