@@ -21,6 +21,12 @@ type LoadInfo struct {
 	// what remained after them of the subgroup check (which overlaps the
 	// decode where it can) or the manifest digest, whichever ran.
 	Decode, Check time.Duration
+	// CheckStart is when the overlapped subgroup check first called the
+	// checker, from the start of the load, and CheckBusy the time spent in
+	// checker calls (summed over its goroutines): beside Decode they show
+	// whether the check kept pace with the decoding (zero when it did not
+	// run overlapped).
+	CheckStart, CheckBusy time.Duration
 	// RecordErr is a failure to write the record; the key is still valid.
 	RecordErr error
 }
@@ -116,7 +122,12 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		}
 		opt.Progress.Report(progress.Event{Stage: StageDecode, Done: info.Size, Total: info.Size, Unit: progress.Bytes})
 		start = time.Now()
-		defer func() { info.Check = time.Since(start) }()
+		defer func() {
+			info.Check = time.Since(start)
+			if checks != nil {
+				info.CheckStart, info.CheckBusy = checks.timing(at)
+			}
+		}()
 		after, afterErr := fileio.StampOf(path)
 		unchanged := statErr == nil && afterErr == nil && after == before && before.Size == info.Size
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -312,6 +313,19 @@ type sectionChecks struct {
 	once   sync.Once
 	done   chan struct{} // closed when the goroutine has returned
 	err    error         // valid once done is closed
+	first  time.Time     // the first checker call's start (guarded by mu)
+	busy   atomic.Int64  // nanoseconds in checker calls
+}
+
+// timing returns when the first checker call started, from t0, and the
+// time spent in checker calls; valid once finish returned.
+func (s *sectionChecks) timing(t0 time.Time) (start, busy time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.first.IsZero() {
+		start = s.first.Sub(t0)
+	}
+	return start, time.Duration(s.busy.Load())
 }
 
 // startChecks starts checking with c the sections given to add, once
@@ -359,7 +373,15 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 					if skip {
 						continue
 					}
-					if err := sc.check(set, s.stopped); err != nil {
+					t := time.Now()
+					s.mu.Lock()
+					if s.first.IsZero() && !set.vk {
+						s.first = t
+					}
+					s.mu.Unlock()
+					err := sc.check(set, s.stopped)
+					s.busy.Add(int64(time.Since(t)))
+					if err != nil {
 						at := failIndex(err)
 						mu.Lock()
 						if set.pos < failed || set.pos == failed && at < failedAt {

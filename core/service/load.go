@@ -84,6 +84,10 @@ func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, 
 	}
 	s.log.Info("cuzk: parameters loaded", "path", path, "validation", string(info.Validation),
 		"decode", info.Decode.Round(time.Millisecond), "check", info.Check.Round(time.Millisecond))
+	if info.CheckBusy > 0 {
+		s.log.Debug("cuzk: subgroup check beside the decode", "path", path, "first_call", info.CheckStart.Round(time.Millisecond),
+			"busy", info.CheckBusy.Round(time.Millisecond))
+	}
 	if info.RecordErr != nil {
 		s.log.Warn("cuzk: parameters valid but not recorded; the next load checks them again", "path", path, "err", info.RecordErr)
 	}

@@ -79,7 +79,8 @@ int cuzk::stream_put(void* handle, int slot, const void* points, size_t n, char*
         cudaError_t e = cudaMemcpyAsync(s->pts[slot], points, bytes, cudaMemcpyHostToDevice, cs);
         if (e == cudaSuccess) {
             CKR(cudaEventRecord(s->ready[slot], cs));
-            s->timed[slot], s->timed_bytes[slot] = true, bytes;
+            s->timed[slot] = true;
+            s->timed_bytes[slot] = bytes;
             return 0;
         }
         cudaGetLastError();

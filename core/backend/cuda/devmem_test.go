@@ -88,8 +88,9 @@ func (f *cappedStore) uploadScalars(v []fr.Element) (any, error) {
 func (f *cappedStore) freeScalars(h any) { f.release(uint64(len(*h.(*[]fr.Element))) * scalarSize) }
 
 type fakeStream struct {
-	chunk int
-	slot  [2][]bls.G1Affine
+	chunk          int
+	slot           [2][]bls.G1Affine
+	copied, copyNs uint64 // since the last takeCopyStats: a microsecond a put
 }
 
 // The real streamers are two buffers of each group; this device holds the
@@ -107,6 +108,8 @@ func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
 		return errors.New("chunk too large")
 	}
 	s.slot[slot] = append(s.slot[slot][:0], points...)
+	s.copied += uint64(len(points)) * g1Size
+	s.copyNs += 1000
 	return nil
 }
 
@@ -126,7 +129,12 @@ func (f *cappedStore) freeStream(st any) {
 	f.release(2 * uint64(st.(*fakeStream).chunk) * (g1Size + g2Size))
 }
 
-func (f *cappedStore) takeCopyStats(any) (uint64, uint64) { return 0, 0 }
+func (f *cappedStore) takeCopyStats(st any) (uint64, uint64) {
+	s := st.(*fakeStream)
+	b, ns := s.copied, s.copyNs
+	s.copied, s.copyNs = 0, 0
+	return b, ns
+}
 
 func (f *cappedStore) pin([]bls.G1Affine) error { f.pinned++; return nil }
 func (f *cappedStore) unpin([]bls.G1Affine)     { f.pinned-- }
@@ -185,6 +193,7 @@ func TestCapPlansResidentAndStreamedSets(t *testing.T) {
 		require.Equal(t, streamed, r.streamedBytes.Load(), "the bytes of the streamed sets, every round")
 		if c.resident < len(sets) {
 			require.Positive(t, r.streamedChunks.Load())
+			require.Equal(t, r.streamedChunks.Load()*1000, r.copyNanos.Load(), "each streamed chunk's copy timed")
 			require.Equal(t, len(sets)-c.resident, store.pinned, "each streamed set is page-locked once")
 		}
 		r.close()
