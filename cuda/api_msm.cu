@@ -30,9 +30,11 @@ extern "C" int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, voi
 extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return cuzk::msm_g1_resident(handle, scalars, result, err, errlen);
 }
+#ifdef CUZK_CUDA_BENCH
 extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return cuzk::bench_msm_g1(handle, n, reps, ms, err, errlen);
 }
+#endif
 
 extern "C" int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen) {
     return cuzk::g2_upload(dev, points, n, handle, err, errlen);
@@ -50,6 +52,8 @@ extern "C" int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, voi
 extern "C" int cuzk_cuda_msm_g2_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return cuzk::msm_g2_resident(handle, scalars, result, err, errlen);
 }
+#ifdef CUZK_CUDA_BENCH
 extern "C" int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return cuzk::bench_msm_g2(handle, n, reps, ms, err, errlen);
 }
+#endif

@@ -30,10 +30,12 @@ extern "C" int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const
 
 extern "C" void cuzk_cuda_abc_free(void* abc) { cuzk::abc_free(static_cast<cuzk::abc_t*>(abc)); }
 
+#ifdef CUZK_CUDA_BENCH  // the bench build's optional symbols (cuzk_cuda.h)
 extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
                                    size_t errlen) {
     return cuzk::bench_ntt(dev, n, reps, consts, ms, err, errlen);
 }
+#endif
 
 extern "C" int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
     return cuzk::h_abc_scalars(abc, consts, scalars, err, errlen);

@@ -98,8 +98,14 @@ int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* re
 /* Frees an abc handle that was not used (after its copies finish). */
 void cuzk_cuda_abc_free(void* abc);
 
+/* The bench entry points (cuzk_cuda_bench_ntt, cuzk_cuda_bench_msm_g1,
+ * cuzk_cuda_bench_msm_g2) are optional symbols: only a bench build
+ * (make -C cuda BENCH=1, which the device scripts use) exports them; a
+ * caller looks them up and does without when they are absent. */
+
 /* Times k repetitions of a forward NTT of size n on random device data
- * (for the bench driver); *ms receives the median milliseconds. */
+ * (for the bench driver; a bench build only); *ms receives the median
+ * milliseconds. */
 int cuzk_cuda_bench_ntt(int dev, size_t n, int k, const void* consts, double* ms,
                         char* err, size_t errlen);
 
@@ -126,7 +132,8 @@ int cuzk_cuda_g1_put(void* handle, size_t offset, const void* points, size_t n, 
 int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 
 /* Median milliseconds of reps MSMs over the first n points of a set with
- * uniformly random device-resident scalars (for the bench driver). */
+ * uniformly random device-resident scalars (for the bench driver; a bench
+ * build only). */
 int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 /* The same for G2: points as gnark-crypto's G2Affine (x, y in Fp2, each

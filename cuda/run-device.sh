@@ -68,7 +68,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 } 2>&1 | tee "$out/machine.txt"
 if has build; then
   start=$(date +%s)
-  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
+  make -j4 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$root/build" BENCH=1 NVCCFLAGS_EXTRA="-Xptxas=-v" >"$out/build.log" 2>&1
   echo "build: $(( $(date +%s) - start )) s" | tee -a "$out/machine.txt"
   cp build/libcuzk_cuda.so "$out/" 2>/dev/null
 fi

@@ -28,9 +28,11 @@ int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* scalars, size_t offse
     // entry.cuh's template: inside namespace cuzk the plain name finds cuzk::stream_msm (api.h) first
     return ::stream_msm<fp_t>(s, slot, scalars, offset, n, result, err, errlen);
 }
+#ifdef CUZK_CUDA_BENCH
 int cuzk::bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }
+#endif
 
 // h computed on the device and fed straight into the H MSM: a, b, c go up
 // once, h never comes down.

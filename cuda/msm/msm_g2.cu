@@ -19,9 +19,11 @@ int cuzk::msm_g2(void* handle, const void* scalars, size_t n, void* result, char
 int cuzk::msm_g2_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return msm_resident<fp2_t>(handle, scalars, result, err, errlen);
 }
+#ifdef CUZK_CUDA_BENCH
 int cuzk::bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp2_t>(handle, n, reps, ms, err, errlen);
 }
+#endif
 int cuzk::stream_msm_g2(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
                        size_t errlen) {
     // entry.cuh's template: inside namespace cuzk the plain name finds cuzk::stream_msm (api.h) first

@@ -209,6 +209,7 @@ int cuzk::ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts
     return rc;
 }
 
+#ifdef CUZK_CUDA_BENCH
 int cuzk::bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
@@ -248,6 +249,7 @@ done:
     cuzk::dev_free(dx);
     return rc;
 }
+#endif
 
 int cuzk::h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
     cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);

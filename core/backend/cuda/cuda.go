@@ -98,10 +98,10 @@ func Open(path string) (*Library, error) {
 		name string
 		dst  *unsafe.Pointer
 	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
-		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_g1_upload", &l.g1Upload},
-		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM},
+		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_g1_upload", &l.g1Upload},
+		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1},
 		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2},
-		{"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}, {"cuzk_cuda_h_msm_g1", &l.hMSM},
+		{"cuzk_cuda_h_msm_g1", &l.hMSM},
 		{"cuzk_cuda_scalars_upload", &l.sUpload}, {"cuzk_cuda_scalars_select", &l.sSelect},
 		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
 		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
@@ -118,8 +118,20 @@ func Open(path string) (*Library, error) {
 			return nil, err
 		}
 	}
+	// The bench entry points are in bench builds only (make -C cuda
+	// BENCH=1): nil when absent.
+	for _, s := range []struct {
+		name string
+		dst  *unsafe.Pointer
+	}{{"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}, {"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}} {
+		*s.dst, _ = sym(s.name)
+	}
 	return l, nil
 }
+
+// ErrNoBench is returned by the Bench methods with a library built without
+// the bench entry points.
+var ErrNoBench = errors.New("cuda: this libcuzk_cuda.so has no bench entry points (build it with make -C cuda BENCH=1)")
 
 const errLen = 1024
 
@@ -448,6 +460,9 @@ func (b *Backend) NTT(x []fr.Element, inverse, coset bool) error {
 // BenchNTT returns the median milliseconds of reps forward NTTs of size n
 // on device-resident data.
 func (b *Backend) BenchNTT(n, reps int) (float64, error) {
+	if b.lib.benchFn == nil {
+		return 0, ErrNoBench
+	}
 	k := domainConsts(n)
 	var ms C.double
 	err := call("bench ntt", func(e *C.char) C.int {
@@ -554,6 +569,9 @@ func (b *Backend) BenchMSMG2(points []bls.G2Affine, reps int) (float64, error) {
 }
 
 func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residency[P, R, PR], points []P, reps int) (float64, error) {
+	if fn == nil {
+		return 0, ErrNoBench
+	}
 	h, err := r.handle(points)
 	if err != nil || h == nil {
 		return 0, fmt.Errorf("cuda: bench: %d points do not fit the resident budget (%v)", len(points), err)
