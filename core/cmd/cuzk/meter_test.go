@@ -97,7 +97,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	// stage's last line: the text after the last \r is that line.
 	for _, line := range strings.Split(strings.TrimSuffix(tty, "\r\n"), "\r\n") {
 		shown := line[strings.LastIndex(line, "\r")+1:]
-		require.Regexp(t, `^[a-z :]+: done(, [0-9.]+k? [a-z]+)? in [0-9.]+m?s( \(.*/s\))?\x1b\[K$`, shown, "%q", line)
+		require.Regexp(t, `^[a-z :]+: done(, [0-9.]+(k? [a-z]+|[KMG]?i?B))? in [0-9.]+m?s( \(.*/s\))?\x1b\[K$`, shown, "%q", line)
 	}
 	require.Contains(t, setupOut, "\n  setup ")
 	require.Regexp(t, `\n  load params +\S+ +\S+%  \S+, decoded with curve checks\n`, proveOut)
