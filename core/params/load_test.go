@@ -95,50 +95,69 @@ func sequentialErr(data []byte) error {
 	return CheckSubgroups(pk, CPUChecker{}, nil)
 }
 
-// The error is the one of the stages run one after the other, whatever the
-// timing: the first point off the subgroup in file order, or a format or
-// curve error anywhere before it; the checker stops at the first failure.
-func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
-	pk := randomKey(rand.New(rand.NewPCG(33, 34)))
-	good := keyBytes(t, pk)
-	put := func(b []byte, section string, i int, p []byte) { copy(b[sectionOffset(pk, section, i):], p) }
-	flip := func(b []byte, section string, i int) { b[sectionOffset(pk, section, i)+G1Uncompressed-1] ^= 1 }
-	cases := []struct {
-		name string
-		bad  func(b []byte)
-		msg  string
-	}{
-		{"two off subgroup", func(b []byte) { put(b, "l", 3, offSubgroupG1(t)); put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: l[3]: point not in the prime-order subgroup"},
-		{"off subgroup in a vk point and h", func(b []byte) { copy(b[2*G1Uncompressed:], offSubgroupG2(t)); put(b, "h", 0, offSubgroupG1(t)) }, "params: beta_g2: point not in the prime-order subgroup"},
-		{"off subgroup then off curve", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)); flip(b, "a", 2) }, "params: a[2]: point not on curve"},
-		{"off subgroup then truncated", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)) }, "params: b_g2: truncated"},
-	}
+// badKey is a key file with points corrupted and the error it must give
+// (its text contains msg; it is the sequential one, sequentialErr).
+type badKey struct {
+	name     string
+	bad      func(b []byte)
+	msg      string
+	truncate bool // the file also loses its last 10 bytes
+}
+
+// keyEdits returns editors of pk's file: put places an encoded point at
+// point i of a section, flip changes a byte of one (off the curve).
+func keyEdits(pk *ProvingKey) (put func(b []byte, section string, i int, p []byte), flip func(b []byte, section string, i int)) {
+	put = func(b []byte, section string, i int, p []byte) { copy(b[sectionOffset(pk, section, i):], p) }
+	flip = func(b []byte, section string, i int) { b[sectionOffset(pk, section, i)+G1Uncompressed-1] ^= 1 }
+	return put, flip
+}
+
+// eachBadKey writes each case's file and runs check on it with the error
+// of the stages run one after the other.
+func eachBadKey(t *testing.T, good []byte, cases []badKey, check func(t *testing.T, c badKey, path string, data []byte, want error)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := append([]byte(nil), good...)
 			c.bad(data)
-			if c.name == "off subgroup then truncated" {
+			if c.truncate {
 				data = data[:len(data)-10]
 			}
 			want := sequentialErr(data)
 			require.ErrorContains(t, want, c.msg)
 			path := filepath.Join(t.TempDir(), "k.params")
 			require.NoError(t, os.WriteFile(path, data, 0o644))
-			for range 5 {
-				chk := &deviceChecker{}
-				_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
-				require.Equal(t, want.Error(), err.Error())
-				require.True(t, errors.Is(err, ErrNotInGroup) == errors.Is(want, ErrNotInGroup))
-				if c.name == "two off subgroup" {
-					// H and L (bad) are checked; of the later sections only
-					// those a second worker took before L failed
-					require.Subset(t, chk.calls, []int{len(pk.H), len(pk.L)})
-				}
-				_, err = DecodeProvingKey(data, Options{})
-				require.Equal(t, want.Error(), err.Error())
-			}
+			check(t, c, path, data, want)
 		})
 	}
+}
+
+// The error is the one of the stages run one after the other, whatever the
+// timing: the first point off the subgroup in file order, or a format or
+// curve error anywhere before it; the checker stops at the first failure.
+func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
+	pk := randomKey(rand.New(rand.NewPCG(33, 34)))
+	put, flip := keyEdits(pk)
+	cases := []badKey{
+		{"two off subgroup", func(b []byte) { put(b, "l", 3, offSubgroupG1(t)); put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: l[3]: point not in the prime-order subgroup", false},
+		{"off subgroup in a vk point and h", func(b []byte) { copy(b[2*G1Uncompressed:], offSubgroupG2(t)); put(b, "h", 0, offSubgroupG1(t)) }, "params: beta_g2: point not in the prime-order subgroup", false},
+		{"off subgroup then off curve", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)); flip(b, "a", 2) }, "params: a[2]: point not on curve", false},
+		{"off subgroup then truncated", func(b []byte) { put(b, "h", 1, offSubgroupG1(t)) }, "params: b_g2: truncated", true},
+	}
+	eachBadKey(t, keyBytes(t, pk), cases, func(t *testing.T, c badKey, path string, data []byte, want error) {
+		for range 5 {
+			chk := &deviceChecker{}
+			_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
+			require.Equal(t, want.Error(), err.Error())
+			require.True(t, errors.Is(err, ErrNotInGroup) == errors.Is(want, ErrNotInGroup))
+			if c.name == "two off subgroup" {
+				// H and L (bad) are checked; of the later sections only
+				// those a second worker took before L failed
+				require.Subset(t, chk.calls, []int{len(pk.H), len(pk.L)})
+			}
+			_, err = DecodeProvingKey(data, Options{})
+			require.Equal(t, want.Error(), err.Error())
+		}
+	})
 }
 
 // A record hit by content stops the check before the device is called:

@@ -2,8 +2,6 @@ package params
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
@@ -121,38 +119,24 @@ func TestRangedCheckCoversEachSection(t *testing.T) {
 func TestRangedErrorIsFirstBadPoint(t *testing.T) {
 	smallBlocks(t)
 	pk := randomKey(rand.New(rand.NewPCG(43, 44)))
-	good := keyBytes(t, pk)
-	put := func(b []byte, section string, i int, p []byte) { copy(b[sectionOffset(pk, section, i):], p) }
-	flip := func(b []byte, section string, i int) { b[sectionOffset(pk, section, i)+G1Uncompressed-1] ^= 1 }
-	cases := []struct {
-		name string
-		bad  func(b []byte)
-		msg  string
-	}{
-		{"two in one section", func(b []byte) { put(b, "h", 5, offSubgroupG1(t)); put(b, "h", 2, offSubgroupG1(t)) }, "params: h[2]: point not in the prime-order subgroup"},
-		{"two sections", func(b []byte) { put(b, "b_g2", 0, offSubgroupG2(t)); put(b, "a", 3, offSubgroupG1(t)) }, "params: a[3]: point not in the prime-order subgroup"},
-		{"off subgroup then off curve", func(b []byte) { put(b, "h", 6, offSubgroupG1(t)); flip(b, "b_g1", 1) }, "params: b_g1[1]: point not on curve"},
-		{"only b_g2", func(b []byte) { put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: b_g2[1]: point not in the prime-order subgroup"},
+	put, flip := keyEdits(pk)
+	cases := []badKey{
+		{"two in one section", func(b []byte) { put(b, "h", 5, offSubgroupG1(t)); put(b, "h", 2, offSubgroupG1(t)) }, "params: h[2]: point not in the prime-order subgroup", false},
+		{"two sections", func(b []byte) { put(b, "b_g2", 0, offSubgroupG2(t)); put(b, "a", 3, offSubgroupG1(t)) }, "params: a[3]: point not in the prime-order subgroup", false},
+		{"off subgroup then off curve", func(b []byte) { put(b, "h", 6, offSubgroupG1(t)); flip(b, "b_g1", 1) }, "params: b_g1[1]: point not on curve", false},
+		{"only b_g2", func(b []byte) { put(b, "b_g2", 1, offSubgroupG2(t)) }, "params: b_g2[1]: point not in the prime-order subgroup", false},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			data := append([]byte(nil), good...)
-			c.bad(data)
-			want := sequentialErr(data)
-			require.ErrorContains(t, want, c.msg)
-			path := filepath.Join(t.TempDir(), "k.params")
-			require.NoError(t, os.WriteFile(path, data, 0o644))
-			for range 10 {
-				chk := newRangeChecker()
-				_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
-				require.Equal(t, want.Error(), err.Error())
-				for name, d := range chk.done {
-					require.Equal(t, []bool{false}, d, "%s ends incomplete", name)
-				}
-				require.Len(t, chk.done, len(chk.ranges), "every section checked is ended")
+	eachBadKey(t, keyBytes(t, pk), cases, func(t *testing.T, _ badKey, path string, _ []byte, want error) {
+		for range 10 {
+			chk := newRangeChecker()
+			_, err := ReadProvingKey(path, Options{Checker: chk, NbTasks: 2})
+			require.Equal(t, want.Error(), err.Error())
+			for name, d := range chk.done {
+				require.Equal(t, []bool{false}, d, "%s ends incomplete", name)
 			}
-		})
-	}
+			require.Len(t, chk.done, len(chk.ranges), "every section checked is ended")
+		}
+	})
 }
 
 // A record hit abandons the ranged check: what was begun ends incomplete
