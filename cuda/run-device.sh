@@ -24,6 +24,7 @@
 # Without `build`, a libcuzk_cuda.so carried in build/ is used.
 # Logs come back packed in $OUT/logs.tgz (the tool returns at most 8 files).
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
+# CUZK_CUDA_EACH=1 (the correctness tests on each GPU of the host in turn),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
 # CUZK_CUDA_PARTITION_CPU (sizes also proved on the CPU, default 24),
 # CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
@@ -77,9 +78,21 @@ export CUZK_CUDA_LIB=$root/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
 export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
 if has correct; then
-  ./build/cuda.test -test.v -test.count=1 -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses|SubgroupCheck|Capped' 2>&1 | tee "$out/correctness.log" | grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
-  grep -q '^--- FAIL' "$out/correctness.log" && status=1
-  grep -q '^PASS' "$out/correctness.log" || status=1
+  # CUZK_CUDA_EACH=1: on every GPU of the host in turn (CUDA_VISIBLE_DEVICES),
+  # one log each (a multi-GPU host, issue 16)
+  gpus=0
+  if [ "${CUZK_CUDA_EACH:-0}" = 1 ]; then
+    gpus=$(seq 0 $(($(nvidia-smi -L | wc -l) - 1)))
+  fi
+  for g in $gpus; do
+    log=$out/correctness.log
+    [ "${CUZK_CUDA_EACH:-0}" = 1 ] && log=$out/correctness-gpu$g.log
+    env ${CUZK_CUDA_EACH:+CUDA_VISIBLE_DEVICES=$g} ./build/cuda.test -test.v -test.count=1 \
+      -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses|SubgroupCheck|Capped' 2>&1 | tee "$log" |
+      grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
+    grep -q '^--- FAIL' "$log" && status=1
+    grep -q '^PASS' "$log" || status=1
+  done
 fi
 if has bench; then
   CUZK_CUDA_BENCH=1 ./build/cuda.test -test.v -test.count=1 -test.run 'BenchTable|BenchMSM|BenchSubgroup' 2>&1 | tee "$out/bench.log" | grep -E '^\||FAIL|Error' || status=1

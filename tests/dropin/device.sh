@@ -5,7 +5,7 @@
 # synthetic circuit with a domain of 2^S rows, its development parameters and
 # its dumped assignment, then runs the drop-in bench for each N in
 # DROPIN_NS. Logs go under $OUT (packed into $OUT/logs.tgz on exit).
-#   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu]   (no argument: the first three)
+#   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu] [multi]   (no argument: the first three)
 # prepare: cuzk generate + setup + dump-assignment (timed; a 2^24 setup takes
 #          about a minute on 16 cores), into DROPIN_WORK (kept between calls
 #          while the machine stays warm)
@@ -129,6 +129,23 @@ if has bench; then
       --calls "$calls" --depth "$depth" --mode both "${cfgargs[@]}" "${noverify[@]}"
     sed -n '/^drop-in bench/,/^proofs:/p' "$log"
   done
+fi
+# multi: a host with two or more GPUs (issue 16): the sync calls of N
+# circuits (the last of DROPIN_NS) pinned to GPU 0 (gpu_index 0), spread over
+# every GPU (-1), then two host threads pinned to GPU 0 and GPU 1, each with
+# its own gpu_mtx; every run's proofs are compared across calls (and with
+# the setup key verified); the bench prints throughput, each GPU's
+# utilisation and the engine's busy time per device.
+if has multi; then
+  n=${ns##* }
+  log=$out/multi-2^$S-n$n.log
+  for spec in "--gpu-index 0" "--gpu-index -1" "--threads 2 --gpus 0,1"; do
+    echo "== $spec" >>"$log"
+    # shellcheck disable=SC2086
+    timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
+      --calls "$calls" --mode sync "${cfgargs[@]}" "${noverify[@]}" $spec
+  done
+  grep -E "^== |^circuit, (min|median)|^throughput|utilisation, mean|^engine busy|^proofs:" "$log"
 fi
 # cpu: the first circuit proved by the CPU backend (no CUDA library), its
 # proof compared byte for byte with the GPU's (same r, s): the check for a

@@ -13,6 +13,7 @@
  *   build/dropin_bench --params FILE --dump DIR [--dump DIR ...]
  *                      [--circuits N] [--calls K] [--mode sync|async|both]
  *                      [--depth D] [--gpu-index I] [--seed S]
+ *                      [--threads T] [--gpus I,J,...]
  *                      [--config TEXT|FILE] [--no-verify] [--srs-only]
  *
  *   --params FILE   the .params file the dumps were made with
@@ -30,6 +31,14 @@
  *                   call k+1 starts before call k is finalized)
  *   --gpu-index I   passed as gpu_index (default -1: any device); gpu_mtx is
  *                   NULL, as in bellperson's synchronous path
+ *   --threads T     T host threads make the sync calls at once (default 1;
+ *                   sync mode only), each with its own gpu_mtx
+ *                   (create_gpu_mutex), as a host that runs one prover
+ *                   thread per GPU; per-circuit times are over every
+ *                   thread's warm calls, throughput over all of them
+ *   --gpus I,J,...  thread t passes the t-th index as gpu_index (default:
+ *                   --gpu-index for every thread): --threads 2 --gpus 0,1
+ *                   pins a thread to each of two GPUs
  *   --seed S        r_s[i], s_s[i] are the field elements whose Montgomery
  *                   form is the small integer 1000*S + 2i + 1 (+ 2 for s):
  *                   fixed per circuit, so sync and async proofs of the same
@@ -79,6 +88,7 @@
 #include "supraseal_c2.h"
 
 #define MAX_DUMPS 64
+#define MAX_THREADS 64
 
 /* ---- small helpers ---- */
 
@@ -298,6 +308,18 @@ static double g_vram_peak = -1;
 
 /* json_number finds "key": in a JSON text and returns the number after it
  * (the largest when the key repeats: one per device), or -1. */
+/* json_numbers writes the numbers after each "key": in a JSON text, in
+ * order (at most max; one per device for a device field), and returns how
+ * many. */
+static int json_numbers(const char* json, const char* key, double* out, int max) {
+    char pat[96];
+    int n = 0;
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    for (const char* p = json ? strstr(json, pat) : NULL; p && n < max; p = strstr(p + 1, pat))
+        out[n++] = strtod(p + strlen(pat), NULL);
+    return n;
+}
+
 static double json_number(const char* json, const char* key) {
     char pat[96];
     double best = -1;
@@ -318,6 +340,8 @@ typedef struct sampler {
     int n, cap;
     double* t;
     double* v;
+    double dev_sum[64]; /* per watched GPU: the sum of its samples */
+    int dev_n[64];
 } sampler;
 
 static void* sample_loop(void* arg) {
@@ -331,6 +355,8 @@ static void* sample_loop(void* arg) {
             if (nvml.util(nvml.dev[i], &u) == 0) {
                 sum += u.gpu;
                 got++;
+                s->dev_sum[i] += u.gpu;
+                s->dev_n[i]++;
             }
         }
         double vram = vram_used_gib();
@@ -367,6 +393,8 @@ typedef struct mode_result {
     const char* name;
     int ran;
     double* call;     /* per call: sync: the call; async: start -> finalize returns */
+    int ncall, cold;  /* entries of call (calls x threads), the first cold ones (one a thread) */
+    double dev_util[64]; /* each watched GPU's mean utilisation over the mode (< 0: n/a) */
     double* start;    /* async: start's own time */
     double first;     /* time to first proof */
     double wall;      /* all calls */
@@ -384,6 +412,8 @@ typedef struct bench {
     int ndumps;
     size_t circuits;
     int calls, depth, gpu_index;
+    int threads;
+    int gpus[MAX_THREADS]; /* thread t's gpu_index */
     unsigned long seed;
     SRS srs;
     fr_t *r, *s; /* the fixed randomness, per circuit */
@@ -452,10 +482,11 @@ static void call_release(const bench* b, call_bufs* cb) {
     free(cb->x);
 }
 
-static void util_summary(mode_result* m, const sampler* s, int calls) {
+static void util_summary(mode_result* m, const sampler* s) {
     m->util_mean = -1;
     m->util_calls = -1;
     m->util_secs = NULL;
+    for (unsigned int i = 0; i < 64; i++) m->dev_util[i] = i < nvml.ndev && s->dev_n[i] ? s->dev_sum[i] / s->dev_n[i] : -1;
     if (!nvml.lib || s->n == 0) {
         free(s->t);
         free(s->v);
@@ -468,7 +499,7 @@ static void util_summary(mode_result* m, const sampler* s, int calls) {
      * between calls excluded): samples taken within a call's window. */
     double in = 0;
     int nin = 0;
-    for (int k = calls > 1 ? 1 : 0; k < calls; k++)
+    for (int k = m->ncall > m->cold ? m->cold : 0; k < m->ncall; k++)
         for (int i = 0; i < s->n; i++)
             if (s->t[i] > m->win_from[k] && s->t[i] <= m->win_to[k]) {
                 in += s->v[i];
@@ -488,28 +519,74 @@ static void util_summary(mode_result* m, const sampler* s, int calls) {
     free(s->v);
 }
 
-static void run_sync(bench* b, mode_result* m) {
+/* One host thread of the sync mode: K calls with its gpu_index and, with
+ * several threads, its own gpu_mtx; call k of thread t is entry
+ * k * threads + t of the mode's calls and proofs. */
+typedef struct sync_thread {
+    pthread_t th;
+    bench* b;
+    mode_result* m;
+    const sampler* smp;
+    int t;
+    void* mtx;
+    int failed;
+} sync_thread;
+
+static void* sync_calls(void* arg) {
+    sync_thread* w = arg;
+    bench* b = w->b;
+    mode_result* m = w->m;
     size_t n = b->circuits;
-    sampler smp;
-    sampler_start(&smp);
-    double t_all = now();
-    for (int k = 0; k < b->calls && !m->failed; k++) {
+    int T = b->threads;
+    for (int k = 0; k < b->calls && !w->failed; k++) {
+        int at = k * T + w->t;
         call_bufs cb;
         call_prepare(b, &cb);
         double t0 = now();
-        RustError e = generate_groth16_proofs_c(cb.x, n, cb.r, cb.s, m->proofs + (size_t)k * n, &b->srs, NULL,
-                                                b->gpu_index);
-        m->call[k] = now() - t0;
-        m->win_from[k] = t0 - smp.t0;
-        m->win_to[k] = t0 + m->call[k] - smp.t0;
-        if (!rust_ok(e, "generate_groth16_proofs_c")) m->failed = 1;
+        RustError e = generate_groth16_proofs_c(cb.x, n, cb.r, cb.s, m->proofs + (size_t)at * n, &b->srs, w->mtx,
+                                                b->gpus[w->t]);
+        m->call[at] = now() - t0;
+        m->win_from[at] = t0 - w->smp->t0;
+        m->win_to[at] = t0 + m->call[at] - w->smp->t0;
+        if (!rust_ok(e, "generate_groth16_proofs_c")) w->failed = 1;
         call_release(b, &cb);
-        if (k == 0) m->first = m->call[0];
-        fprintf(stderr, "sync call %d: %.3f s\n", k, m->call[k]);
+        if (T > 1)
+            fprintf(stderr, "sync call %d, thread %d (gpu_index %d): %.3f s\n", k, w->t, b->gpus[w->t], m->call[at]);
+        else
+            fprintf(stderr, "sync call %d: %.3f s\n", k, m->call[at]);
     }
+    return NULL;
+}
+
+static void run_sync(bench* b, mode_result* m) {
+    int T = b->threads;
+    sync_thread w[MAX_THREADS];
+    sampler smp;
+    sampler_start(&smp);
+    double t_all = now();
+    int started = 0;
+    for (int t = 0; t < T; t++) {
+        w[t] = (sync_thread){.b = b, .m = m, .smp = &smp, .t = t, .mtx = T > 1 ? create_gpu_mutex() : NULL};
+        if (T == 1) {
+            sync_calls(&w[t]);
+            started = 1;
+        } else if (pthread_create(&w[t].th, NULL, sync_calls, &w[t]) == 0) {
+            started++;
+        } else {
+            w[t].failed = 1;
+            break;
+        }
+    }
+    for (int t = 0; T > 1 && t < started; t++) pthread_join(w[t].th, NULL);
     m->wall = now() - t_all;
+    m->first = -1;
+    for (int t = 0; t < T; t++) {
+        m->failed |= w[t].failed || (T > 1 && t >= started);
+        if (w[t].mtx) destroy_gpu_mutex(w[t].mtx);
+        if (!w[t].failed && (m->first < 0 || m->call[t] < m->first)) m->first = m->call[t];
+    }
     sampler_stop(&smp);
-    util_summary(m, &smp, b->calls);
+    util_summary(m, &smp);
     m->rss_kib = peak_rss_kib();
 }
 
@@ -560,7 +637,7 @@ static void run_async(bench* b, mode_result* m) {
         }
     m->wall = now() - t_all;
     sampler_stop(&smp);
-    util_summary(m, &smp, b->calls);
+    util_summary(m, &smp);
     m->rss_kib = peak_rss_kib();
     free(pending);
     free(cbs);
@@ -614,13 +691,15 @@ static void print_row(const char* label, const mode_result* m, int nm, const cha
 
 static double g_cold(const mode_result* m, const bench* b) { (void)b; return m->call[0]; }
 static double g_min(const mode_result* m, const bench* b) {
+    (void)b;
     double mn, med;
-    stats(m->call, b->calls, 1, &mn, &med);
+    stats(m->call, m->ncall, m->cold, &mn, &med);
     return mn;
 }
 static double g_med(const mode_result* m, const bench* b) {
+    (void)b;
     double mn, med;
-    stats(m->call, b->calls, 1, &mn, &med);
+    stats(m->call, m->ncall, m->cold, &mn, &med);
     return med;
 }
 static double g_circ_cold(const mode_result* m, const bench* b) { return m->call[0] / (double)b->circuits; }
@@ -635,7 +714,7 @@ static double g_start_med(const mode_result* m, const bench* b) {
 }
 static double g_wall(const mode_result* m, const bench* b) { (void)b; return m->wall; }
 static double g_tput(const mode_result* m, const bench* b) {
-    return m->wall > 0 ? (double)b->circuits * b->calls / m->wall : -1;
+    return m->wall > 0 ? (double)b->circuits * m->ncall / m->wall : -1;
 }
 static double g_util(const mode_result* m, const bench* b) { (void)b; return m->util_mean; }
 static double g_util_calls(const mode_result* m, const bench* b) { (void)b; return m->util_calls; }
@@ -654,6 +733,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: dropin_bench --params FILE --dump DIR [--dump DIR ...] [--circuits N] [--calls K]\n"
             "                    [--mode sync|async|both] [--depth D] [--gpu-index I] [--seed S]\n"
+            "                    [--threads T] [--gpus I,J,...]\n"
             "                    [--config TEXT|FILE] [--no-verify] [--srs-only] [--proofs-out F]\n"
             "(the comment at the top of tests/dropin/dropin_bench.c explains each)\n");
     exit(2);
@@ -676,9 +756,11 @@ int main(int argc, char** argv) {
     const char* dirs[MAX_DUMPS];
     int srs_only = 0, no_verify = 0;
     long circuits = 0;
+    const char* gpus = NULL;
     b.calls = 3;
     b.depth = 1;
     b.gpu_index = -1;
+    b.threads = 1;
     for (int i = 1; i < argc; i++) {
         const char* f = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -706,6 +788,10 @@ int main(int argc, char** argv) {
             b.depth = (int)num_arg(f, v, 1, 1 << 20);
         else if (!strcmp(f, "--gpu-index"))
             b.gpu_index = (int)num_arg(f, v, -1, 1 << 16);
+        else if (!strcmp(f, "--threads"))
+            b.threads = (int)num_arg(f, v, 1, MAX_THREADS);
+        else if (!strcmp(f, "--gpus"))
+            gpus = v;
         else if (!strcmp(f, "--seed"))
             b.seed = (unsigned long)num_arg(f, v, 0, 1L << 40);
         else if (!strcmp(f, "--mode"))
@@ -720,6 +806,22 @@ int main(int argc, char** argv) {
     int do_sync = !strcmp(mode, "sync") || !strcmp(mode, "both");
     int do_async = !strcmp(mode, "async") || !strcmp(mode, "both");
     if (!do_sync && !do_async) die("--mode must be sync, async or both, not %s", mode);
+    if (b.threads > 1 && do_async) die("--threads runs the sync calls: add --mode sync (%s given)", mode);
+    for (int t = 0; t < b.threads; t++) b.gpus[t] = b.gpu_index;
+    if (gpus) { /* "0,1": thread t's gpu_index */
+        const char* p = gpus;
+        for (int t = 0; t < b.threads; t++) {
+            char* end;
+            long g = strtol(p, &end, 10);
+            if (end == p || g < -1 || g > (1 << 16) || (*end && *end != ',')) die("--gpus: want indexes like 0,1, not %s", gpus);
+            b.gpus[t] = (int)g;
+            if (!*end) {
+                if (t + 1 < b.threads) die("--gpus: fewer indexes than --threads in %s", gpus);
+                break;
+            }
+            p = end + 1;
+        }
+    }
     if (!params) usage();
     if (!srs_only && b.ndumps == 0) usage();
 
@@ -786,10 +888,13 @@ int main(int argc, char** argv) {
         mode_result* m = &modes[nm++];
         memset(m, 0, sizeof *m);
         m->name = names[w];
-        m->call = calloc((size_t)b.calls, sizeof(double));
-        m->proofs = calloc((size_t)b.calls * b.circuits, sizeof(groth16_proof));
-        m->win_from = calloc((size_t)b.calls, sizeof(double));
-        m->win_to = calloc((size_t)b.calls, sizeof(double));
+        int T = w == 0 ? b.threads : 1;
+        m->ncall = b.calls * T;
+        m->cold = T;
+        m->call = calloc((size_t)m->ncall, sizeof(double));
+        m->proofs = calloc((size_t)m->ncall * b.circuits, sizeof(groth16_proof));
+        m->win_from = calloc((size_t)m->ncall, sizeof(double));
+        m->win_to = calloc((size_t)m->ncall, sizeof(double));
         if (w == 0)
             run_sync(&b, m);
         else {
@@ -806,6 +911,8 @@ int main(int argc, char** argv) {
     double held_cap = json_number(status, "device_memory_cap_bytes") / (1024.0 * 1024.0 * 1024.0);
     double streamed = json_number(status, "device_streamed_bytes") / (1024.0 * 1024.0 * 1024.0);
     double copy_s = json_number(status, "device_streamed_copy_seconds");
+    double dev_busy[64]; /* the engine's busy seconds per device, in its status order */
+    int ndev_busy = json_numbers(status, "busy_seconds", dev_busy, 64);
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -823,7 +930,7 @@ int main(int argc, char** argv) {
             bad = 1;
         }
         for (int i = 0; i < nm && !bad; i++)
-            for (int k = 0; k < b.calls && !bad; k++)
+            for (int k = 0; k < modes[i].ncall && !bad; k++)
                 if (!verify_call(&b, modes[i].proofs + (size_t)k * b.circuits)) {
                     fprintf(stderr, "dropin_bench: %s call %d: a proof does not verify\n", modes[i].name, k);
                     bad = 1;
@@ -834,7 +941,7 @@ int main(int argc, char** argv) {
     size_t ndiff = 0;
     if (!bad)
         for (int i = 0; i < nm; i++)
-            for (int k = 0; k < b.calls; k++)
+            for (int k = 0; k < modes[i].ncall; k++)
                 for (size_t c = 0; c < b.circuits; c++)
                     if (memcmp(&modes[i].proofs[(size_t)k * b.circuits + c], &modes[0].proofs[c],
                                sizeof(groth16_proof)) != 0) {
@@ -858,8 +965,13 @@ int main(int argc, char** argv) {
     /* The table. */
     const dump* d0 = &b.dumps[0];
     printf("drop-in bench: %zu circuit(s) a call (%d dump(s); first: %zu rows, %zu inputs, %zu aux), %d call(s)"
-           " a mode, async depth %d, gpu_index %d\n",
+           " a mode, async depth %d, gpu_index %d",
            b.circuits, b.ndumps, d0->abc, d0->ninputs, d0->naux, b.calls, b.depth, b.gpu_index);
+    if (b.threads > 1) {
+        printf("; %d sync threads, each its own gpu_mtx, gpu_index", b.threads);
+        for (int t = 0; t < b.threads; t++) printf("%s%d", t ? "," : " ", b.gpus[t]);
+    }
+    printf("\n");
     printf("%-32s %12.3f  s\n", "create_SRS", srs_s);
     printf("%-32s", "");
     for (int i = 0; i < nm; i++) printf(" %12s", modes[i].name);
@@ -877,6 +989,16 @@ int main(int argc, char** argv) {
     if (have_nvml) {
         print_row("GPU utilisation, mean", modes, nm, "%", g_util, &b);
         print_row("GPU busy in warm calls", modes, nm, "%", g_util_calls, &b);
+        for (unsigned int d = 0; nvml.ndev > 1 && d < nvml.ndev; d++) {
+            printf("  GPU %-2u utilisation, mean       ", d);
+            for (int i = 0; i < nm; i++) printf(" %12.3f", modes[i].dev_util[d]);
+            printf("  %%\n");
+            for (int i = 0; i < nm; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "gpu%u_util_mean", d);
+                metric(modes[i].name, name, modes[i].dev_util[d], "%");
+            }
+        }
     } else
         printf("%-32s %12s  (no NVML)\n", "GPU utilisation, mean", "n/a");
     print_row("peak RSS after the mode", modes, nm, "GiB", g_rss, &b);
@@ -901,7 +1023,8 @@ int main(int argc, char** argv) {
         metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
     }
     if (streamed > 0) { /* point sets streamed under the cap, every partition of every mode */
-        double parts = (double)nm * b.calls * b.circuits;
+        double parts = 0;
+        for (int i = 0; i < nm; i++) parts += (double)modes[i].ncall * b.circuits;
         printf("%-32s %12.3f  GiB a partition (%.1f GiB in all)\n", "points streamed to the device", streamed / parts,
                streamed);
         metric(NULL, "streamed_per_partition", streamed / parts, "GiB");
@@ -911,6 +1034,16 @@ int main(int argc, char** argv) {
             metric(NULL, "copy_bandwidth", streamed * 1.073741824 / copy_s, "GB/s");
         }
     }
+    if (ndev_busy > 1) { /* the engine's own account: each device's time under its lock */
+        printf("%-32s", "engine busy, each device (s)");
+        for (int d = 0; d < ndev_busy; d++) printf(" %.3f", dev_busy[d]);
+        printf("\n");
+    }
+    for (int d = 0; d < ndev_busy; d++) {
+        char name[32];
+        snprintf(name, sizeof name, "device%d_busy", d);
+        metric(NULL, name, dev_busy[d], "s");
+    }
     for (int i = 0; i < nm; i++)
         printf("GPU utilisation each second, %-5s %s\n", modes[i].name,
                modes[i].util_secs ? modes[i].util_secs : "n/a");
@@ -919,6 +1052,7 @@ int main(int argc, char** argv) {
     metric(NULL, "create_srs", srs_s, "s");
     metric(NULL, "circuits", (double)b.circuits, "count");
     metric(NULL, "calls", (double)b.calls, "count");
+    metric(NULL, "threads", (double)b.threads, "count");
     metric(NULL, "params_file", params_gib, "GiB");
     metric(NULL, "required_buffers", need_gib, "GiB");
     metric(NULL, "dumps_held", dumps_gib, "GiB");

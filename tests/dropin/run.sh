@@ -26,6 +26,20 @@ mkdir -p "$work/second" && cp "$work"/*.bin "$work/assignment.json" "$work/secon
 "$bench" --params "$work/c.params" --dump "$work" --dump "$work/second" --calls 3 --mode async --depth 2 >"$work/out2.txt"
 grep -qx 'metric proofs_ok 1 bool' "$work/out2.txt"
 "$bench" --params "$work/c.params" --srs-only | grep -qE '^metric create_srs [0-9.e+-]+ s$'
+# Two host threads at once, each with its own gpu_mtx (the multi-GPU run's
+# shape; here both on the one device): every proof verified and equal.
+"$bench" --params "$work/c.params" --dump "$work" --circuits 2 --calls 2 --mode sync --threads 2 >"$work/out3.txt"
+grep -qx 'metric proofs_ok 1 bool' "$work/out3.txt"
+grep -qx 'metric threads 2 count' "$work/out3.txt"
+grep -q '^proofs: all verified; identical across calls and modes: yes$' "$work/out3.txt"
+grep -q '2 sync threads, each its own gpu_mtx, gpu_index -1,-1' "$work/out3.txt"
+# Threads with the async mode, and malformed --gpus, are usage errors (exit 2).
+for args in "--threads 2 --mode both" "--threads 2 --mode sync --gpus 0,x" "--threads 3 --mode sync --gpus 0,1"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$bench" --params "$work/c.params" --dump "$work" $args >/dev/null 2>"$work/usage.err" || rc=$?
+  [ "$rc" = 2 ] || { echo "FAIL: $args: exit $rc, want 2"; cat "$work/usage.err"; exit 1; }
+done
 # Tampered public input: the bench must refuse the proofs (exit 1).
 mkdir -p "$work/bad" && cp "$work"/*.bin "$work/assignment.json" "$work/bad/"
 printf '\x07' | dd of="$work/bad/inputs.bin" bs=1 seek=32 conv=notrunc status=none
