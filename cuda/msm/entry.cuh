@@ -51,6 +51,7 @@ int put(void* handle, size_t offset, const void* points, size_t n, char* err, si
     if (!s || (!points && n)) return fail(err, errlen, 1, "NULL handle or points");
     if (offset > s->n || n > s->n - offset)
         return fail(err, errlen, 1, "points [%zu, %zu + %zu) in a set of %zu", offset, offset, n, s->n);
+    CKR(cudaSetDevice(s->dev));
     return cuzk::upload_bytes(s->dev, s->pts + offset, points, n * sizeof(affine_t<F>), err, errlen);
 }
 

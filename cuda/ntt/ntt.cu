@@ -94,8 +94,12 @@ int check_args(int dev, size_t n, const void* consts, char* err, size_t errlen) 
 }  // namespace
 
 void cuzk::trim_twiddles(int dev) {
-    std::lock_guard<std::mutex> g(twiddles_mu);
-    drop_unused(dev, 0);
+    std::vector<twiddles> unused;
+    {
+        std::lock_guard<std::mutex> g(twiddles_mu);
+        unused = take_unused(dev, 0);
+    }
+    free_tables(unused);
 }
 
 int cuzk::ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err, size_t errlen) {

@@ -39,19 +39,30 @@ struct twiddles {
 std::mutex twiddles_mu;
 std::vector<twiddles> twiddles_cache;
 
-// drop_unused frees dev's unused tables (of other sizes than keep_n when
-// keep_n is not 0); twiddles_mu held. cudaFree waits for the kernels
-// queued before it, so a table is not freed under a kernel still reading it.
-void drop_unused(int dev, size_t keep_n) {
+// take_unused removes dev's unused tables (of other sizes than keep_n when
+// keep_n is not 0) from the cache and returns them; twiddles_mu held. No
+// call can lease them once removed, so free_tables frees them after the
+// lock is released: cudaFree waits for the device's queued kernels, which
+// other devices' calls must not wait for behind the lock.
+std::vector<twiddles> take_unused(int dev, size_t keep_n) {
+    std::vector<twiddles> out;
     for (size_t i = 0; i < twiddles_cache.size();) {
         twiddles& t = twiddles_cache[i];
         if (t.dev == dev && t.users == 0 && (keep_n == 0 || t.n != keep_n)) {
-            cuzk::dev_free(t.tw);
-            cuzk::dev_free(t.twi);
+            out.push_back(t);
             twiddles_cache.erase(twiddles_cache.begin() + i);
         } else {
             i++;
         }
+    }
+    return out;
+}
+
+void free_tables(const std::vector<twiddles>& ts) {
+    for (const auto& t : ts) {
+        cudaSetDevice(t.dev);
+        cuzk::dev_free(t.tw);
+        cuzk::dev_free(t.twi);
     }
 }
 
@@ -71,16 +82,30 @@ struct twiddle_lease {
     }
 };
 
-int get_twiddles(int dev, size_t n, const consts_t& k, twiddle_lease* lease, char* err, size_t errlen) {
-    std::lock_guard<std::mutex> g(twiddles_mu);
+// lease_cached leases dev's table of size n for omega if it is cached;
+// twiddles_mu held.
+bool lease_cached(int dev, size_t n, const consts_t& k, twiddle_lease* lease) {
     for (auto& t : twiddles_cache)
         if (t.dev == dev && t.n == n && memcmp(&t.omega, &k.omega, sizeof(fr_t)) == 0) {
             t.users++;
             lease->tw = t.tw;
             lease->twi = t.twi;
-            return 0;
+            return true;
         }
-    drop_unused(dev, n);
+    return false;
+}
+
+int get_twiddles(int dev, size_t n, const consts_t& k, twiddle_lease* lease, char* err, size_t errlen) {
+    std::vector<twiddles> unused;
+    {
+        std::lock_guard<std::mutex> g(twiddles_mu);
+        if (lease_cached(dev, n, k, lease)) return 0;
+        unused = take_unused(dev, n);
+    }
+    free_tables(unused);  // outside the lock, before this size's tables take the room
+    CKR(cudaSetDevice(dev));
+    std::lock_guard<std::mutex> g(twiddles_mu);
+    if (lease_cached(dev, n, k, lease)) return 0;  // made by another call meanwhile
     int rc = 0;
     size_t half = n / 2 ? n / 2 : 1;
     twiddles t{dev, n, k.omega, nullptr, nullptr, 1};

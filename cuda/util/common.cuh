@@ -151,7 +151,16 @@ inline char* cap_note() {
     return note;
 }
 
-static inline const char* cap_note_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? cap_note() : ""; }
+// cap_note_for is the note for error e, consumed: a later out-of-memory
+// error of another call on this thread does not repeat it.
+inline const char* cap_note_for(cudaError_t e) {
+    static thread_local char shown[160];
+    if (e != cudaErrorMemoryAllocation) return "";
+    char* note = cap_note();
+    memcpy(shown, note, sizeof shown);
+    note[0] = 0;
+    return shown;
+}
 
 static inline void note_refusal(size_t held, size_t n, size_t cap) {
     snprintf(cap_note(), 160, " (over gpus.max_device_memory: %.1f MiB held, %.1f MiB asked, cap %.1f MiB)",

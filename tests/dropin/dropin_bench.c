@@ -560,7 +560,7 @@ static void* sync_calls(void* arg) {
 
 static void run_sync(bench* b, mode_result* m) {
     int T = b->threads;
-    sync_thread w[MAX_THREADS];
+    sync_thread w[MAX_THREADS] = {0};
     sampler smp;
     sampler_start(&smp);
     double t_all = now();
