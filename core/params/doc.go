@@ -32,8 +32,10 @@
 // hashed again (git's index does the same). A file Filecoin publishes is trusted when its BLAKE2b digest
 // matches the embedded manifest; anything else goes through a
 // SubgroupChecker (a GPU's where one exists, else CPUChecker), which checks
-// each section as soon as it is decoded, and passing contents are recorded. A changed file has another key and is checked
-// again.
+// each section as soon as it is decoded (a RangeChecker, as the GPU's is,
+// each block of 2^18 points as soon as it is decoded, into the resident
+// copy the MSMs use), and passing contents are recorded. A changed file
+// has another key and is checked again.
 //
 // A proof is compressed A (48 bytes) ‖ B (96) ‖ C (48); the proofs of
 // several partitions are concatenated in partition order.

@@ -48,7 +48,9 @@ func ReadProvingKey(path string, opt Options) (*ProvingKey, error) {
 //   - otherwise opt's checker runs over every point.
 //
 // When the checker may run, it checks each section as soon as it is
-// decoded while the next ones decode, from the start without a record,
+// decoded while the next ones decode (a RangeChecker each decoded block of
+// a section, while the section's next blocks decode), from the start
+// without a record,
 // else from when the key is known and found unrecorded (a record hit does
 // not spend a device's time). Errors are those of the stages run one
 // after the other: a format or curve error first, else the first point
