@@ -328,26 +328,21 @@ func decodeCurve(data []byte, opt Options, checks *sectionChecks) (*ProvingKey, 
 	var errs [5]error
 	// A checker that takes ranges gets each range of a section as it is
 	// decoded; another gets the whole section once decoded.
-	var ranged func(from, to int)
-	section := func(i int, set subgroupSet) {
-		ranged = nil
-		if checks != nil {
-			set.pos = 7 + i
-			ranged = checks.section(set)
+	// start places a section's slice in pk before its points decode and
+	// returns how its decoded ranges reach the checker (nil: the whole
+	// section is handed over once decoded).
+	start := func(i int) func(from, to int) {
+		if checks == nil {
+			return nil
 		}
+		return checks.section(querySets(pk)[i])
 	}
 	for i := range 5 {
 		sr := &reader{data: data, off: at[i], opt: opt, progress: opt.Progress}
 		if i == 4 {
-			pk.BG2, errs[i] = sr.g2sTo(names[i], func(p []bls.G2Affine) func(int, int) {
-				section(i, subgroupSet{name: names[i], g2: p})
-				return ranged
-			})
+			pk.BG2, errs[i] = sr.g2sTo(names[i], func(p []bls.G2Affine) func(int, int) { pk.BG2 = p; return start(i) })
 		} else {
-			*dst[i], errs[i] = sr.g1sTo(names[i], func(p []bls.G1Affine) func(int, int) {
-				section(i, subgroupSet{name: names[i], g1: p})
-				return ranged
-			})
+			*dst[i], errs[i] = sr.g1sTo(names[i], func(p []bls.G1Affine) func(int, int) { *dst[i] = p; return start(i) })
 		}
 		if errs[i] != nil {
 			if i < 4 {
@@ -355,7 +350,7 @@ func decodeCurve(data []byte, opt Options, checks *sectionChecks) (*ProvingKey, 
 			}
 			continue // an error in H..B_G1 would come first in file order
 		}
-		if checks != nil && ranged == nil {
+		if checks != nil && checks.rc == nil {
 			checks.add(querySets(pk)[i])
 		}
 		if sectionDecoded != nil {

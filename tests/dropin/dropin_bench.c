@@ -306,8 +306,6 @@ static double vram_used_gib(void) {
 /* The most device memory in use seen by the sampler (GiB; -1: none). */
 static double g_vram_peak = -1;
 
-/* json_number finds "key": in a JSON text and returns the number after it
- * (the largest when the key repeats: one per device), or -1. */
 /* json_numbers writes the numbers after each "key": in a JSON text, in
  * order (at most max; one per device for a device field), and returns how
  * many. */
@@ -320,14 +318,13 @@ static int json_numbers(const char* json, const char* key, double* out, int max)
     return n;
 }
 
+/* json_number finds "key": in a JSON text and returns the number after it
+ * (the largest when the key repeats: one per device), or -1. */
 static double json_number(const char* json, const char* key) {
-    char pat[96];
-    double best = -1;
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    for (const char* p = json ? strstr(json, pat) : NULL; p; p = strstr(p + 1, pat)) {
-        double v = strtod(p + strlen(pat), NULL);
-        if (v > best) best = v;
-    }
+    double v[64], best = -1;
+    int n = json_numbers(json, key, v, 64);
+    for (int i = 0; i < n; i++)
+        if (v[i] > best) best = v[i];
     return best;
 }
 
