@@ -209,7 +209,7 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	for _, c := range []struct {
 		cap   uint64
 		chunk int
-	}{{16 * GiB, 1 << 22}, {24 * GiB, 1 << 23}, {1 * GiB, 1 << 18}, {64 << 20, 1 << 16}, {512 * GiB, 1 << 23}} {
+	}{{15 * GiB, 1 << 23}, {23 * GiB, 1 << 23}, {1 * GiB, 1 << 19}, {64 << 20, 1 << 16}, {512 * GiB, 1 << 23}} {
 		require.Equal(t, c.chunk, newMemPlan(c.cap).chunk, "cap %d", c.cap)
 	}
 	p16, p24 := newMemPlan(16*GiB), newMemPlan(24*GiB)
@@ -217,7 +217,7 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, p24.check(1<<27))
 	err := p16.check(1 << 27)
 	require.ErrorIs(t, err, backend.ErrDeviceMemory)
-	require.ErrorContains(t, err, "134217728 rows needs at least 18.25 GiB")
+	require.ErrorContains(t, err, "134217728 rows needs at least 20.50 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// a, b, c (6 GiB at 2^26) may be prefetched under 24 GiB beside 6 GiB
