@@ -11,9 +11,9 @@ extern "C" int cuzk_cuda_stream_put(void* handle, int slot, const void* points, 
     return cuzk::stream_put(handle, slot, points, n, err, errlen);
 }
 
-extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, void* result,
-                                    char* err, size_t errlen) {
-    return cuzk::stream_msm(handle, slot, scalars, offset, n, result, err, errlen);
+extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, size_t set_n,
+                                    void* result, char* err, size_t errlen) {
+    return cuzk::stream_msm(handle, slot, scalars, offset, n, set_n, result, err, errlen);
 }
 
 extern "C" void cuzk_cuda_stream_free(void* handle) { cuzk::stream_free(handle); }

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 11
+#define CUZK_CUDA_ABI_VERSION 12
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -221,11 +221,19 @@ int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int
  * copy and writes into *result the window sums of Σ s[offset + i]·points[i]
  * over the slot's n points, with s a device scalar vector (n + offset <= its
  * length); it returns when the MSM is done, so that the slot may be put
- * again. The two calls may run on two threads at once, one per slot. */
+ * again. The two calls may run on two threads at once, one per slot.
+ * With set_n > 0 the slot holds points [offset, offset + n) of a set of
+ * set_n points streamed in order: the chunk at offset 0 opens the set (its
+ * window size follows set_n), each chunk's bucket sums are added into
+ * buckets the streamer keeps (~nw·2^(c−1) points: 72 MiB of G1, 144 MiB of
+ * G2 from 2^24 points), and the chunk that ends the set writes the whole
+ * set's window sums into *result (the others an empty result, nw = 0): the
+ * running and window sums are paid once a set instead of once a chunk. A
+ * chunk out of order, or after an error, is refused. */
 int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** stream, char* err, size_t errlen);
 int cuzk_cuda_stream_put(void* stream, int slot, const void* points, size_t n, char* err, size_t errlen);
-int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, void* result, char* err,
-                         size_t errlen);
+int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
+                         char* err, size_t errlen);
 void cuzk_cuda_stream_free(void* stream);
 
 /* The bytes a streamer has copied to the device since the last call, and

@@ -102,25 +102,75 @@ int msm_resident(void* handle, void* scalars, void* result, char* err, size_t er
     return msm_device<F>(s, v->p, v->n, out, err, errlen);
 }
 
-// The MSM of a streamer's slot (util/stream.cuh) against device scalars.
+// Opens a streamed set's MSM of set_n points on s: its window size from
+// set_n, its buckets (allocated, or those of an earlier set reused) cleared.
 template <class F>
-int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, void* result, char* err, size_t errlen) {
+int stream_open(cuzk::streamer* s, size_t set_n, char* err, size_t errlen) {
+    const int c = window_bits(set_n), nw = (255 + c - 1) / c;
+    const size_t nb = (size_t)nw << (c - 1), bytes = nb * sizeof(jac_t<F>);
+    s->acc_set = 0;
+    if (s->acc_bytes < bytes) {
+        cuzk::dev_free(s->acc);
+        s->acc = nullptr;
+        s->acc_bytes = 0;
+        CKR(cuzk::dev_malloc(&s->acc, bytes));
+        s->acc_bytes = bytes;
+    }
+    k_clear<<<blocks(nb), THREADS>>>(static_cast<jac_t<F>*>(s->acc), nb);
+    CKR(cudaGetLastError());
+    s->acc_set = set_n;
+    s->acc_next = 0;
+    s->acc_c = c;
+    s->acc_nw = nw;
+    return 0;
+}
+
+// The MSM of a streamer's slot (util/stream.cuh) against device scalars:
+// alone (set_n 0), or as the chunk [offset, offset + n) of a set of set_n
+// points streamed in order, whose sums the streamer keeps until the last.
+template <class F>
+int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err,
+               size_t errlen) {
     cuzk::scalar_vec* v = static_cast<cuzk::scalar_vec*>(scalars);
     if (!v || !result || slot < 0 || slot > 1) return fail(err, errlen, 1, "NULL argument or slot %d", slot);
     if (v->dev != s->dev) return fail(err, errlen, 1, "points on device %d, scalars on device %d", s->dev, v->dev);
     if (n > s->n[slot] || offset > v->n || n > v->n - offset)
         return fail(err, errlen, 1, "%zu scalars from %zu of %zu against %zu points", n, offset, v->n, s->n[slot]);
+    if (set_n > 0 && (offset > set_n || n > set_n - offset)) {
+        s->acc_set = 0;  // the open set is abandoned: its next chunk is refused
+        return fail(err, errlen, 1, "a chunk of %zu points from %zu of a set of %zu", n, offset, set_n);
+    }
+    if (set_n > 0 && offset > 0 && (s->acc_set != set_n || s->acc_next != offset)) {
+        const size_t open = s->acc_set, next = s->acc_next;
+        s->acc_set = 0;
+        return fail(err, errlen, 1,
+                    "a chunk from %zu of a set of %zu points, but the streamer's open set is %zu points, next from %zu "
+                    "(a set's chunks go in order, from 0)",
+                    offset, set_n, open, next);
+    }
     CKR(cudaSetDevice(s->dev));
     msm_result<F>* out = static_cast<msm_result<F>*>(result);
-    if (n == 0) {
-        memset(out, 0, sizeof *out);
-        return 0;
+    memset(out, 0, sizeof *out);
+    if (set_n > 0 && offset == 0)
+        if (int rc = stream_open<F>(s, set_n, err, errlen)) return rc;
+    int rc = 0;
+    if (n > 0) {
+        CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
+        point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
+        msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
+        rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen, set_n > 0 ? &acc : nullptr);
+        if (!rc) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
     }
-    CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
-    point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
-    int rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen);
-    if (!rc) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
+    if (!rc && set_n > 0) {
+        s->acc_next = offset + n;
+        if (s->acc_next == set_n) {
+            msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
+            rc = msm_finish<F>(&acc, out, err, errlen);
+            s->acc_set = 0;
+        }
+    }
     if (rc) {
+        s->acc_set = 0;  // the set is abandoned: its next chunk is refused
         // nothing of this MSM, nor a put, still reads the buffers or the
         // host's pages when the caller sees the error
         cudaDeviceSynchronize();

@@ -290,12 +290,13 @@ int pass_bucket_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errle
     return 0;
 }
 
-// Running sums: Σ j·B_j over each of a window's SEG segments.
+// Running sums: Σ j·B_j over each of a window's SEG segments, of the
+// buckets of nwg windows (the pass's own, or a streamed set's: buckets).
 template <class F>
-int pass_running_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen) {
+int pass_running_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen, const jac_t<F>* buckets = nullptr) {
     CKR(ws.segment_sums.alloc((size_t)nwg * SEG * sizeof(jac_t<F>)));
     CKR(ws.window_sums.alloc((size_t)nwg * sizeof(jac_t<F>)));
-    k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(ws.bucket_sums.as<jac_t<F>>(), c, nwg,
+    k_segments<<<(unsigned)((nwg * SEG + 63) / 64), 64>>>(buckets ? buckets : ws.bucket_sums.as<jac_t<F>>(), c, nwg,
                                                           ws.segment_sums.as<jac_t<F>>());
     CKR(cudaGetLastError());
     return 0;
@@ -311,13 +312,27 @@ int pass_window_sums(pass_workspace& ws, int nwg, jac_t<F>* out_w, char* err, si
     return 0;
 }
 
+// A streamed set's buckets (util/stream.cuh's streamer keeps them): every
+// chunk's bucket sums are added into them, and the running and window sums
+// are taken once, after the set's last chunk (msm_finish), so that a set
+// streamed in k chunks pays them once, not k times, and its window size
+// follows the set's size, not the chunk's (at 2^26 in chunks of 2^22: 16
+// windows of 16 bits instead of 19 of 14, ~19% fewer additions).
+template <class F>
+struct msm_acc {
+    jac_t<F>* buckets;  // nw << (c − 1) points
+    int c, nw;
+};
+
 // One pass of an MSM over windows w0 .. w0 + nwg − 1 of nw (c bits each):
 // the pairs of the m dense scalars (indices dense) and of the n1 ones
 // (indices ones; n1 = 0 unless w0 = 0), sorted into buckets, accumulated
-// and reduced to the window sums out_w[0 .. nwg − 1] (host memory).
+// and reduced to the window sums out_w[0 .. nwg − 1] (host memory); with
+// acc, the bucket sums are added into acc's buckets instead.
 template <class F>
 int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* dense, size_t m, const uint32_t* ones, size_t n1,
-             int c, int nw, int w0, int nwg, jac_t<F>* out_w, cuzk::phases& ph, char* err, size_t errlen) {
+             int c, int nw, int w0, int nwg, jac_t<F>* out_w, const msm_acc<F>* acc, cuzk::phases& ph, char* err,
+             size_t errlen) {
     pass_workspace ws((size_t)nwg * m + n1);
     if (int rc = pass_pairs(ws, d_scalars, dense, m, ones, n1, c, nw, w0, nwg, err, errlen)) return rc;
     ph.mark("pairs");
@@ -328,6 +343,15 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     if (int rc = pass_accumulate<F>(ws, set, err, errlen)) return rc;
     ph.mark("accumulate");
     if (int rc = pass_tree<F>(ws, err, errlen)) return rc;
+    if (acc) {
+        if (ws.pieces > 0)
+            k_bucketadd<<<blocks(ws.runs), THREADS>>>(ws.run_keys(), ws.run_pieces.as<uint32_t>(),
+                                                      ws.piece_offsets.as<uint32_t>(), ws.run_count.as<int>(),
+                                                      ws.piece_sums.as<jac_t<F>>(), acc->buckets + ((size_t)w0 << (c - 1)));
+        CKR(cudaGetLastError());
+        ph.mark("bucket sums");
+        return 0;
+    }
     if (int rc = pass_bucket_sums<F>(ws, c, nwg, err, errlen)) return rc;
     ph.mark("bucket sums");
     if (int rc = pass_running_sums<F>(ws, c, nwg, err, errlen)) return rc;
@@ -335,11 +359,26 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     return pass_window_sums<F>(ws, nwg, out_w, err, errlen);
 }
 
+// msm_finish ends a streamed set's MSM: the running and window sums of
+// acc's buckets into out's window sums.
+template <class F>
+int msm_finish(const msm_acc<F>* acc, msm_result<F>* out, char* err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->c = acc->c;
+    pass_workspace ws(0);
+    if (int rc = pass_running_sums<F>(ws, acc->c, acc->nw, err, errlen, acc->buckets)) return rc;
+    if (int rc = pass_window_sums<F>(ws, acc->nw, out->w, err, errlen)) return rc;
+    out->nw = acc->nw;
+    return 0;
+}
+
 // msm on device-resident points and scalars: the first n points of set
 // and the n scalars d_scalars (Montgomery form; regular form computed
-// here), into out's window sums.
+// here), into out's window sums; with acc (a streamed set's chunk), into
+// acc's buckets, with acc's window size, and out left empty.
 template <class F>
-int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen) {
+int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_result<F>* out, char* err, size_t errlen,
+               const msm_acc<F>* acc = nullptr) {
     cuzk::phases ph("msm");
     ph.mark("start");
     memset(out, 0, sizeof *out);
@@ -370,9 +409,10 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     // The window size still follows all n scalars: sized by the dense part
     // alone (c 11-14 for 3-20% of 2^24) the G2 accumulation measured 68 and
     // 225 ms against 52 and 150 at c = 16 (H200, cuda/NOTES.md).
-    int c = window_bits(n);
+    int c = acc ? acc->c : window_bits(n);
     int nw = (255 + c - 1) / c;
-    out->c = c;
+    if (acc && acc->nw != nw) return fail(err, errlen, 1, "msm: %d windows of %d bits, the buckets hold %d", nw, c, acc->nw);
+    out->c = acc ? 0 : c;
     if (nw > CUZK_CUDA_MAX_WINDOWS) return fail(err, errlen, 1, "%d windows of %d bits: too many", nw, c);
     if (nw * m + n1 == 0) return 0;  // all scalars 0: nw = 0, the point at infinity
     // Windows in passes when the pairs' scratch would not fit (one pass for
@@ -383,11 +423,11 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
         const int nwg = std::min(per, nw - w0);
         const size_t n1g = w0 == 0 ? n1 : 0;
         if ((size_t)nwg * m + n1g >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
-        int rc = msm_pass<F>(set, d_scalars, dense.as<uint32_t>(), m, ones.as<uint32_t>(), n1g, c, nw, w0, nwg, out->w + w0, ph,
-                             err, errlen);
+        int rc = msm_pass<F>(set, d_scalars, dense.as<uint32_t>(), m, ones.as<uint32_t>(), n1g, c, nw, w0, nwg, out->w + w0, acc,
+                             ph, err, errlen);
         if (rc) return rc;
     }
-    out->nw = nw;
+    out->nw = acc ? 0 : nw;
     ph.mark("windows");
     return 0;
 }

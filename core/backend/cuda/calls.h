@@ -36,7 +36,7 @@ typedef int (*setopt_fn)(int, const cuzk_cuda_options*, char*, size_t);
 typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
 typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
 typedef int (*stput_fn)(void*, int, const void*, size_t, char*, size_t);
-typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, void*, char*, size_t);
+typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, size_t, void*, char*, size_t);
 typedef int (*habcs_fn)(void*, const void*, void**, char*, size_t);
 typedef int (*ststats_fn)(void*, uint64_t*, uint64_t*, char*, size_t);
 
@@ -145,8 +145,9 @@ static int call_stnew(void* f, int d, int group, size_t chunk, void** h, char* e
 static int call_stput(void* f, void* h, int slot, const void* p, size_t n, char* e, size_t el) {
     return ((stput_fn)f)(h, slot, p, n, e, el);
 }
-static int call_stmsm(void* f, void* h, int slot, void* s, size_t off, size_t n, void* r, char* e, size_t el) {
-    return ((stmsm_fn)f)(h, slot, s, off, n, r, e, el);
+static int call_stmsm(void* f, void* h, int slot, void* s, size_t off, size_t n, size_t set_n, void* r, char* e,
+                      size_t el) {
+    return ((stmsm_fn)f)(h, slot, s, off, n, set_n, r, e, el);
 }
 static int call_ststats(void* f, void* h, uint64_t* bytes, uint64_t* ns, char* e, size_t el) {
     return ((ststats_fn)f)(h, bytes, ns, e, el);

@@ -340,10 +340,11 @@ func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 	})
 }
 
-func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n int) (R, error) {
+func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, setN int) (R, error) {
 	var ws windowSums[R]
 	err := call("stream msm", func(e *C.char) C.int {
-		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n), unsafe.Pointer(&ws), e, errLen)
+		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
+			C.size_t(setN), unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
 		var zero R

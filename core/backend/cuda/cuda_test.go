@@ -182,6 +182,64 @@ func checkCapped(t *testing.T, be *Backend) {
 	t.Logf("under a cap of %d MiB: peak held %d MiB, %d chunks streamed", m.Cap>>20, m.Peak>>20, be.StreamedChunks())
 }
 
+// A set streamed in chunks (cuzk_cuda_stream_msm with set_n): the device
+// keeps its bucket sums across the chunks and returns the whole set's MSM
+// with the last one (the identity with the others), equal to gnark-crypto's;
+// chunks out of order, and the rest of a set after a refusal, are refused.
+func TestStreamedSetMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	const chunk, n = 1 << 12, 5<<12 + 123
+	sc := random(t, n)
+	checkStreamedSet(t, be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac]), testPoints(t, n), sc, chunk, cpuG1(t, testPoints(t, n), sc))
+	checkStreamedSet(t, be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac]), testPointsG2(t, n), sc, chunk, cpuG2(t, testPointsG2(t, n), sc))
+}
+
+func checkStreamedSet[P any, R any, PR interface {
+	*R
+	Equal(*R) bool
+}](t *testing.T, ss streamStore[P, R], pts []P, sc []fr.Element, chunk int, want R) {
+	n := len(pts)
+	st, err := ss.newStream(chunk)
+	require.NoError(t, err)
+	defer ss.freeStream(st)
+	dev, err := ss.uploadScalars(sc)
+	require.NoError(t, err)
+	defer ss.freeScalars(dev)
+	var zero R
+	for k := 0; k*chunk < n; k++ {
+		part := pts[k*chunk : min(n, (k+1)*chunk)]
+		require.NoError(t, ss.put(st, k%2, part))
+		got, err := ss.streamMSM(st, k%2, dev, k*chunk, len(part), n)
+		require.NoError(t, err)
+		if (k+1)*chunk < n {
+			require.True(t, PR(&got).Equal(&zero), "chunk %d of a set: the identity until the last", k)
+		} else {
+			require.True(t, PR(&got).Equal(&want), "the set's MSM with its last chunk")
+		}
+	}
+	// out of order: chunk 2 after chunk 0, then chunk 1 of the abandoned set
+	require.NoError(t, ss.put(st, 0, pts[:chunk]))
+	_, err = ss.streamMSM(st, 0, dev, 0, chunk, n)
+	require.NoError(t, err)
+	require.NoError(t, ss.put(st, 1, pts[2*chunk:3*chunk]))
+	_, err = ss.streamMSM(st, 1, dev, 2*chunk, chunk, n)
+	require.ErrorContains(t, err, "in order")
+	require.NoError(t, ss.put(st, 1, pts[chunk:2*chunk]))
+	_, err = ss.streamMSM(st, 1, dev, chunk, chunk, n)
+	require.ErrorContains(t, err, "in order", "a refused set stays closed")
+	_, err = ss.streamMSM(st, 1, dev, chunk, chunk, chunk+chunk/2)
+	require.ErrorContains(t, err, "a chunk of", "a chunk past the set's end")
+	// a set of one chunk, and the same streamer again: the buckets reused
+	require.NoError(t, ss.put(st, 0, pts[:chunk]))
+	got, err := ss.streamMSM(st, 0, dev, 0, chunk, chunk)
+	require.NoError(t, err)
+	alone, err := ss.streamMSM(st, 0, dev, 0, chunk, 0)
+	require.NoError(t, err)
+	require.True(t, PR(&got).Equal(&alone), "a one-chunk set equals the chunk's MSM alone")
+	t.Logf("a set of %d points in chunks of %d equals MultiExp; chunks out of order refused", n, chunk)
+}
+
 // Under a device-memory cap the sets that do not fit stream through the
 // device (G1 query sets, B_G2, H over h kept on the device): the same
 // results, never above the cap.

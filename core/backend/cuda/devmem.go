@@ -53,8 +53,20 @@ func newMemPlan(cap uint64) memPlan {
 
 func (p memPlan) msmScratch(points int) uint64 { return uint64(points)*msmPerPoint + p.fixed }
 
-// streamBuffers is what the two streamers (G1 and G2) keep once made.
-func (p memPlan) streamBuffers() uint64 { return 2 * uint64(p.chunk) * (g1Size + g2Size) }
+// streamBuffers is what the two streamers (G1 and G2) keep once made for
+// partitions of n rows: two chunk buffers each, and the buckets of a
+// streamed set's MSM (streamAcc).
+func (p memPlan) streamBuffers(n int) uint64 { return 2*uint64(p.chunk)*(g1Size+g2Size) + streamAcc(n) }
+
+// streamAcc is what the two streamers' buckets take for sets of up to n
+// points (cuda/msm/entry.cuh's stream_open): ⌈255/c⌉·2^(c−1) Jacobian
+// points of each group, c as the kernels' window_bits picks it from n (216
+// MiB from 2^24 points).
+func streamAcc(n int) uint64 {
+	c := min(max(bits.Len(uint(max(n, 1)-1))-8, 8), 16)
+	nw := (255 + c - 1) / c
+	return uint64(nw) << (c - 1) * (3*g1Size/2 + 3*g2Size/2)
+}
 
 // streamedNeed is the least device memory a partition of n rows needs with
 // every point set streamed: the larger of its h stage (a, b, c and the
@@ -64,7 +76,7 @@ func (p memPlan) streamBuffers() uint64 { return 2 * uint64(p.chunk) * (g1Size +
 func (p memPlan) streamedNeed(n int) uint64 {
 	h := 4 * uint64(n) * scalarSize
 	q := 3*uint64(n)*scalarSize + p.msmScratch(p.chunk)
-	return max(h, q) + p.streamBuffers()
+	return max(h, q) + p.streamBuffers(n)
 }
 
 // reserve is what resident sets leave free for a partition of n rows
@@ -73,7 +85,7 @@ func (p memPlan) streamedNeed(n int) uint64 {
 func (p memPlan) reserve(n int) uint64 {
 	h := 4 * uint64(n) * scalarSize
 	q := 3*uint64(n)*scalarSize + p.msmScratch(n)
-	return max(h, q) + p.streamBuffers()
+	return max(h, q) + p.streamBuffers(n)
 }
 
 // prefetchFits reports whether a prefetch of bytes for a partition of n
@@ -92,7 +104,7 @@ func (p memPlan) check(n int) error {
 	if need := p.streamedNeed(n); need > p.cap {
 		return fmt.Errorf("%w: a partition of %d rows needs at least %s of device memory with every point set streamed "+
 			"(its scalar vectors %s, stream buffers %s), and gpus.max_device_memory is %s",
-			backend.ErrDeviceMemory, n, gib(need), gib(need-p.streamBuffers()), gib(p.streamBuffers()), gib(p.cap))
+			backend.ErrDeviceMemory, n, gib(need), gib(need-p.streamBuffers(n)), gib(p.streamBuffers(n)), gib(p.cap))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -91,6 +92,11 @@ type fakeStream struct {
 	chunk          int
 	slot           [2][]bls.G1Affine
 	copied, copyNs uint64 // since the last takeCopyStats: a microsecond a put
+	// the open set's sum, as the kernels keep its buckets: its size (0:
+	// none open), the next chunk's offset, the bytes its buckets take
+	set, next int
+	sum       bls.G1Jac
+	accBytes  uint64
 }
 
 // The real streamers are two buffers of each group; this device holds the
@@ -113,20 +119,43 @@ func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
 	return nil
 }
 
-func (f *cappedStore) streamMSM(st any, slot int, sc any, offset, n int) (bls.G1Jac, error) {
+// streamMSM keeps a set's sum across its chunks as the kernels keep its
+// buckets (allocated when a set opens, kept for the next), and refuses
+// chunks out of order.
+func (f *cappedStore) streamMSM(st any, slot int, sc any, offset, n, setN int) (bls.G1Jac, error) {
 	var r bls.G1Jac
+	fs := st.(*fakeStream)
+	if offset == 0 {
+		if need := streamAcc(setN); need > fs.accBytes {
+			if err := f.alloc(need - fs.accBytes); err != nil {
+				return r, err
+			}
+			fs.accBytes = need
+		}
+		fs.set, fs.next, fs.sum = setN, 0, bls.G1Jac{}
+	}
+	if fs.set != setN || fs.next != offset || offset+n > setN {
+		return r, fmt.Errorf("chunk %d+%d of %d out of order (open set %d, next %d)", offset, n, setN, fs.set, fs.next)
+	}
 	done, err := f.scratch(n)
 	if err != nil {
 		return r, err
 	}
 	defer done()
 	s := (*sc.(*[]fr.Element))[offset : offset+n]
-	_, err = r.MultiExp(st.(*fakeStream).slot[slot][:n], s, ecc.MultiExpConfig{})
-	return r, err
+	if _, err = r.MultiExp(fs.slot[slot][:n], s, ecc.MultiExpConfig{}); err != nil {
+		return bls.G1Jac{}, err
+	}
+	fs.sum.AddAssign(&r)
+	if fs.next = offset + n; fs.next < setN {
+		return bls.G1Jac{}, nil
+	}
+	fs.set = 0
+	return fs.sum, nil
 }
 
 func (f *cappedStore) freeStream(st any) {
-	f.release(2 * uint64(st.(*fakeStream).chunk) * (g1Size + g2Size))
+	f.release(2*uint64(st.(*fakeStream).chunk)*(g1Size+g2Size) + st.(*fakeStream).accBytes)
 }
 
 func (f *cappedStore) takeCopyStats(st any) (uint64, uint64) {
@@ -217,7 +246,7 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, p24.check(1<<27))
 	err := p16.check(1 << 27)
 	require.ErrorIs(t, err, backend.ErrDeviceMemory)
-	require.ErrorContains(t, err, "134217728 rows needs at least 20.50 GiB")
+	require.ErrorContains(t, err, "134217728 rows needs at least 20.71 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// a, b, c (6 GiB at 2^26) may be prefetched under 24 GiB beside 6 GiB

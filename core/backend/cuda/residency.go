@@ -36,13 +36,16 @@ type fillStore[P any] interface {
 // resident (cuzk_cuda.h's streamers): scalar vectors on the device, two
 // chunk buffers filled by put while the other is summed, and page-locking
 // of the host points so that the puts run at the link's rate beside the
-// MSMs.
+// MSMs. streamMSM sums the chunk [offset, offset+n) of a set of setN
+// points, which go in order: the device keeps the set's bucket sums and
+// returns the set's result with its last chunk, the identity with the
+// others.
 type streamStore[P any, R any] interface {
 	uploadScalars(v []fr.Element) (any, error)
 	freeScalars(h any)
 	newStream(chunk int) (any, error)
 	put(st any, slot int, points []P) error
-	streamMSM(st any, slot int, scalars any, offset, n int) (R, error)
+	streamMSM(st any, slot int, scalars any, offset, n, setN int) (R, error)
 	// takeCopyStats returns the bytes the streamer copied and the
 	// nanoseconds the copies took since the last call.
 	takeCopyStats(st any) (bytes, ns uint64)
@@ -376,7 +379,7 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 		} else {
 			next <- nil
 		}
-		sum, err := ss.streamMSM(r.st, k%2, s, k*r.chunk, len(part(k)))
+		sum, err := ss.streamMSM(r.st, k%2, s, k*r.chunk, len(part(k)), n)
 		if perr := <-next; err == nil && perr != nil {
 			err = fmt.Errorf("cuda: streaming points from %d: %w", (k+1)*r.chunk, perr)
 		}
