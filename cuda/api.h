@@ -64,8 +64,8 @@ void scalars_free(void* handle);
 // util/stream.cu
 int stream_new(int dev, int group, size_t chunk, void** handle, char* err, size_t errlen);
 int stream_put(void* handle, int slot, const void* points, size_t n, char* err, size_t errlen);
-int stream_msm(void* handle, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-               char* err, size_t errlen);
+int stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err,
+               size_t errlen);
 void stream_free(void* handle);
 int stream_take_stats(void* handle, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 

@@ -2,7 +2,6 @@
 // function (api.h, util/stream.cu).
 #include "api.h"
 #include "cuzk_cuda.h"
-#include "util/common.cuh"
 
 extern "C" int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** handle, char* err, size_t errlen) {
     return cuzk::stream_new(dev, group, chunk, handle, err, errlen);
@@ -14,13 +13,7 @@ extern "C" int cuzk_cuda_stream_put(void* handle, int slot, const void* points, 
 
 extern "C" int cuzk_cuda_stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, size_t set_n,
                                     void* result, char* err, size_t errlen) {
-    return cuzk::stream_msm(handle, slot, nullptr, scalars, offset, n, set_n, result, err, errlen);
-}
-
-extern "C" int cuzk_cuda_stream_msm_set(void* handle, void* set, void* scalars, size_t offset, size_t n, size_t set_n,
-                                        void* result, char* err, size_t errlen) {
-    if (!set) return cuzk::fail(err, errlen, 1, "NULL set");
-    return cuzk::stream_msm(handle, 0, set, scalars, offset, n, set_n, result, err, errlen);
+    return cuzk::stream_msm(handle, slot, scalars, offset, n, set_n, result, err, errlen);
 }
 
 extern "C" void cuzk_cuda_stream_free(void* handle) { cuzk::stream_free(handle); }

@@ -229,17 +229,11 @@ int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int
  * G2 from 2^24 points), and the chunk that ends the set writes the whole
  * set's window sums into *result (the others an empty result, nw = 0): the
  * running and window sums are paid once a set instead of once a chunk. A
- * chunk out of order, or after an error, is refused. cuzk_cuda_stream_msm_set
- * is a chunk of such a set whose points are not in a slot but the first n
- * of a resident set of the streamer's group (cuzk_cuda_g1_upload or _g2_):
- * a set kept on the device in part, its resident part summed as one chunk
- * of the set and the rest streamed. */
+ * chunk out of order, or after an error, is refused. */
 int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** stream, char* err, size_t errlen);
 int cuzk_cuda_stream_put(void* stream, int slot, const void* points, size_t n, char* err, size_t errlen);
 int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
                          char* err, size_t errlen);
-int cuzk_cuda_stream_msm_set(void* stream, void* set, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-                             char* err, size_t errlen);
 void cuzk_cuda_stream_free(void* stream);
 
 /* The bytes a streamer has copied to the device since the last call, and

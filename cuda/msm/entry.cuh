@@ -125,22 +125,17 @@ int stream_open(cuzk::streamer* s, size_t set_n, char* err, size_t errlen) {
     return 0;
 }
 
-// The MSM of a streamer's slot (util/stream.cuh), or of the first n points
-// of a resident set (res: a set's resident part), against device scalars:
+// The MSM of a streamer's slot (util/stream.cuh) against device scalars:
 // alone (set_n 0), or as the chunk [offset, offset + n) of a set of set_n
 // points streamed in order, whose sums the streamer keeps until the last.
 template <class F>
-int stream_msm(cuzk::streamer* s, int slot, void* res, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-               char* err, size_t errlen) {
+int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err,
+               size_t errlen) {
     cuzk::scalar_vec* v = static_cast<cuzk::scalar_vec*>(scalars);
-    const point_set<F>* rs = static_cast<const point_set<F>*>(res);
     if (!v || !result || slot < 0 || slot > 1) return fail(err, errlen, 1, "NULL argument or slot %d", slot);
-    if (v->dev != s->dev || (rs && rs->dev != s->dev))
-        return fail(err, errlen, 1, "streamer on device %d, scalars on device %d, set on device %d", s->dev, v->dev,
-                    rs ? rs->dev : s->dev);
-    const size_t have = rs ? rs->n : s->n[slot];
-    if (n > have || offset > v->n || n > v->n - offset)
-        return fail(err, errlen, 1, "%zu scalars from %zu of %zu against %zu points", n, offset, v->n, have);
+    if (v->dev != s->dev) return fail(err, errlen, 1, "points on device %d, scalars on device %d", s->dev, v->dev);
+    if (n > s->n[slot] || offset > v->n || n > v->n - offset)
+        return fail(err, errlen, 1, "%zu scalars from %zu of %zu against %zu points", n, offset, v->n, s->n[slot]);
     if (set_n > 0 && (offset > set_n || n > set_n - offset)) {
         s->acc_set = 0;  // the open set is abandoned: its next chunk is refused
         return fail(err, errlen, 1, "a chunk of %zu points from %zu of a set of %zu", n, offset, set_n);
@@ -160,11 +155,11 @@ int stream_msm(cuzk::streamer* s, int slot, void* res, void* scalars, size_t off
         if (int rc = stream_open<F>(s, set_n, err, errlen)) return rc;
     int rc = 0;
     if (n > 0) {
-        if (!rs) CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
-        point_set<F> view{s->dev, n, rs ? rs->pts : static_cast<affine_t<F>*>(s->pts[slot])};
+        CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
+        point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
         msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
         rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen, set_n > 0 ? &acc : nullptr);
-        if (!rc && !rs) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
+        if (!rc) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
     }
     if (!rc && set_n > 0) {
         s->acc_next = offset + n;

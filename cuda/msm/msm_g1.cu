@@ -23,10 +23,10 @@ int cuzk::msm_g1(void* handle, const void* scalars, size_t n, void* result, char
 int cuzk::msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen) {
     return msm_resident<fp_t>(handle, scalars, result, err, errlen);
 }
-int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n,
-                       void* result, char* err, size_t errlen) {
+int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
+                       char* err, size_t errlen) {
     // entry.cuh's template: inside namespace cuzk the plain name finds cuzk::stream_msm (api.h) first
-    return ::stream_msm<fp_t>(s, slot, set, scalars, offset, n, set_n, result, err, errlen);
+    return ::stream_msm<fp_t>(s, slot, scalars, offset, n, set_n, result, err, errlen);
 }
 #ifdef CUZK_CUDA_BENCH
 int cuzk::bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {

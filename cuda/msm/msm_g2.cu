@@ -24,8 +24,8 @@ int cuzk::bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, 
     return bench_msm<fp2_t>(handle, n, reps, ms, err, errlen);
 }
 #endif
-int cuzk::stream_msm_g2(cuzk::streamer* s, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n,
-                       void* result, char* err, size_t errlen) {
+int cuzk::stream_msm_g2(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
+                       char* err, size_t errlen) {
     // entry.cuh's template: inside namespace cuzk the plain name finds cuzk::stream_msm (api.h) first
-    return ::stream_msm<fp2_t>(s, slot, set, scalars, offset, n, set_n, result, err, errlen);
+    return ::stream_msm<fp2_t>(s, slot, scalars, offset, n, set_n, result, err, errlen);
 }

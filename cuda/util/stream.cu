@@ -118,10 +118,10 @@ int cuzk::stream_take_stats(void* handle, uint64_t* bytes, uint64_t* copy_ns, ch
     return 0;
 }
 
-int cuzk::stream_msm(void* handle, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n,
-                     void* result, char* err, size_t errlen) {
+int cuzk::stream_msm(void* handle, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
+                     char* err, size_t errlen) {
     streamer* s = static_cast<streamer*>(handle);
     if (!s) return fail(err, errlen, 1, "NULL streamer");
-    return s->group == 1 ? cuzk::stream_msm_g1(s, slot, set, scalars, offset, n, set_n, result, err, errlen)
-                         : cuzk::stream_msm_g2(s, slot, set, scalars, offset, n, set_n, result, err, errlen);
+    return s->group == 1 ? cuzk::stream_msm_g1(s, slot, scalars, offset, n, set_n, result, err, errlen)
+                         : cuzk::stream_msm_g2(s, slot, scalars, offset, n, set_n, result, err, errlen);
 }

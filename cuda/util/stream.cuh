@@ -37,11 +37,10 @@ struct streamer {
 // stream_copied adds a slot's direct copy, done, to the copy timing.
 void stream_copied(streamer* s, int slot);
 
-// The MSM of a slot, or (set not NULL) of a resident set's first points,
-// per group (msm_g1.cu, msm_g2.cu).
-int stream_msm_g1(streamer* s, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-                  char* err, size_t errlen);
-int stream_msm_g2(streamer* s, int slot, void* set, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-                  char* err, size_t errlen);
+// The MSM of a slot, per group (msm_g1.cu, msm_g2.cu).
+int stream_msm_g1(streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err,
+                  size_t errlen);
+int stream_msm_g2(streamer* s, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err,
+                  size_t errlen);
 
 }  // namespace cuzk

@@ -37,7 +37,6 @@ typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
 typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
 typedef int (*stput_fn)(void*, int, const void*, size_t, char*, size_t);
 typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, size_t, void*, char*, size_t);
-typedef int (*stmsmset_fn)(void*, void*, void*, size_t, size_t, size_t, void*, char*, size_t);
 typedef int (*habcs_fn)(void*, const void*, void**, char*, size_t);
 typedef int (*ststats_fn)(void*, uint64_t*, uint64_t*, char*, size_t);
 
@@ -82,7 +81,6 @@ SAME(cuzk_cuda_memory, mem_fn);
 SAME(cuzk_cuda_stream_new, stnew_fn);
 SAME(cuzk_cuda_stream_put, stput_fn);
 SAME(cuzk_cuda_stream_msm, stmsm_fn);
-SAME(cuzk_cuda_stream_msm_set, stmsmset_fn);
 SAME(cuzk_cuda_stream_free, free_fn);
 SAME(cuzk_cuda_h_abc_scalars, habcs_fn);
 SAME(cuzk_cuda_stream_take_stats, ststats_fn);
@@ -150,10 +148,6 @@ static int call_stput(void* f, void* h, int slot, const void* p, size_t n, char*
 static int call_stmsm(void* f, void* h, int slot, void* s, size_t off, size_t n, size_t set_n, void* r, char* e,
                       size_t el) {
     return ((stmsm_fn)f)(h, slot, s, off, n, set_n, r, e, el);
-}
-static int call_stmsmset(void* f, void* h, void* set, void* s, size_t off, size_t n, size_t set_n, void* r, char* e,
-                         size_t el) {
-    return ((stmsmset_fn)f)(h, set, s, off, n, set_n, r, e, el);
 }
 static int call_ststats(void* f, void* h, uint64_t* bytes, uint64_t* ns, char* e, size_t el) {
     return ((ststats_fn)f)(h, bytes, ns, e, el);

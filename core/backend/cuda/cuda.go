@@ -62,7 +62,6 @@ type Library struct {
 	g1Subgroup, g2Subgroup       unsafe.Pointer
 	setOptions, memory           unsafe.Pointer
 	stNew, stPut, stMSM, stFree  unsafe.Pointer
-	stMSMSet                     unsafe.Pointer
 	hScalars, stStats            unsafe.Pointer
 	g1Alloc, g1Put               unsafe.Pointer
 	g2Alloc, g2Put               unsafe.Pointer
@@ -111,7 +110,6 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup},
 		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
 		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},
-		{"cuzk_cuda_stream_msm_set", &l.stMSMSet},
 		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars},
 		{"cuzk_cuda_stream_take_stats", &l.stStats}, {"cuzk_cuda_g1_alloc", &l.g1Alloc}, {"cuzk_cuda_g1_put", &l.g1Put},
 		{"cuzk_cuda_g2_alloc", &l.g2Alloc}, {"cuzk_cuda_g2_put", &l.g2Put}} {
@@ -343,24 +341,11 @@ func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 }
 
 func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, setN int) (R, error) {
-	return d.streamed(func(ws unsafe.Pointer, e *C.char) C.int {
-		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
-			C.size_t(setN), ws, e, errLen)
-	})
-}
-
-func (d deviceStore[P, R, PR]) streamPartMSM(st any, part any, sc any, offset, n, setN int) (R, error) {
-	return d.streamed(func(ws unsafe.Pointer, e *C.char) C.int {
-		return C.call_stmsmset(d.b.lib.stMSMSet, st.(unsafe.Pointer), part.(unsafe.Pointer), sc.(*scalars).h, C.size_t(offset),
-			C.size_t(n), C.size_t(setN), ws, e, errLen)
-	})
-}
-
-// streamed runs a streamed chunk's MSM (fn writes its window sums) and
-// combines the result.
-func (d deviceStore[P, R, PR]) streamed(fn func(ws unsafe.Pointer, e *C.char) C.int) (R, error) {
 	var ws windowSums[R]
-	err := call("stream msm", func(e *C.char) C.int { return fn(unsafe.Pointer(&ws), e) })
+	err := call("stream msm", func(e *C.char) C.int {
+		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
+			C.size_t(setN), unsafe.Pointer(&ws), e, errLen)
+	})
 	if err != nil {
 		var zero R
 		return zero, err
@@ -518,7 +503,6 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 				return res, 0, 0, err
 			}
 		}
-		b.g1.stage(points) // its first chunk goes up beside the NTTs, after a, b, c
 		hv := &scalars{b: b, n: n - 1}
 		err = call("h", func(e *C.char) C.int {
 			return C.call_habcs(b.lib.hScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)

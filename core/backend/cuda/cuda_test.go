@@ -191,16 +191,14 @@ func TestStreamedSetMatchesCPU(t *testing.T) {
 	defer be.Close()
 	const chunk, n = 1 << 12, 5<<12 + 123
 	sc := random(t, n)
-	checkStreamedSet(t, be.g1.store, testPoints(t, n), sc, chunk, cpuG1(t, testPoints(t, n), sc))
-	checkStreamedSet(t, be.g2.store, testPointsG2(t, n), sc, chunk, cpuG2(t, testPointsG2(t, n), sc))
+	checkStreamedSet(t, be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac]), testPoints(t, n), sc, chunk, cpuG1(t, testPoints(t, n), sc))
+	checkStreamedSet(t, be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac]), testPointsG2(t, n), sc, chunk, cpuG2(t, testPointsG2(t, n), sc))
 }
 
 func checkStreamedSet[P any, R any, PR interface {
 	*R
 	Equal(*R) bool
-	AddAssign(*R) *R
-}](t *testing.T, ps pointStore[P, R], pts []P, sc []fr.Element, chunk int, want R) {
-	ss := ps.(streamStore[P, R])
+}](t *testing.T, ss streamStore[P, R], pts []P, sc []fr.Element, chunk int, want R) {
 	n := len(pts)
 	st, err := ss.newStream(chunk)
 	require.NoError(t, err)
@@ -220,25 +218,6 @@ func checkStreamedSet[P any, R any, PR interface {
 			require.True(t, PR(&got).Equal(&want), "the set's MSM with its last chunk")
 		}
 	}
-	// a set kept in part: its first m points resident (summed as the
-	// chunk at 0, cuzk_cuda_stream_msm_set), the rest streamed after them
-	m := chunk + chunk/3
-	part, err := ps.upload(pts[:m])
-	require.NoError(t, err)
-	sum, err := ss.streamPartMSM(st, part, dev, 0, m, n)
-	require.NoError(t, err)
-	require.True(t, PR(&sum).Equal(&zero))
-	for from, k := m, 0; from < n; from, k = from+chunk, k+1 {
-		c := pts[from:min(n, from+chunk)]
-		require.NoError(t, ss.put(st, k%2, c))
-		got, err := ss.streamMSM(st, k%2, dev, from, len(c), n)
-		require.NoError(t, err)
-		PR(&sum).AddAssign(&got)
-	}
-	require.True(t, PR(&sum).Equal(&want), "a set with a resident part")
-	_, err = ss.streamPartMSM(st, part, dev, 0, m+1, n)
-	require.ErrorContains(t, err, "against", "more points than the part holds")
-	ps.free(part)
 	// out of order: chunk 2 after chunk 0, then chunk 1 of the abandoned set
 	require.NoError(t, ss.put(st, 0, pts[:chunk]))
 	_, err = ss.streamMSM(st, 0, dev, 0, chunk, n)

@@ -70,22 +70,21 @@ func streamAcc(n int) uint64 {
 
 // streamedNeed is the least device memory a partition of n rows needs with
 // every point set streamed: the larger of its h stage (a, b, c and the
-// twiddle tables, n scalars each) and its query stage (aux and one
-// selection of scalars: A's is freed before B's is made, queries.go; and
-// an MSM over a chunk), beside the stream buffers.
+// twiddle tables, n scalars each) and its query stage (aux and the
+// selected A and B scalars, and an MSM over a chunk), beside the stream
+// buffers.
 func (p memPlan) streamedNeed(n int) uint64 {
 	h := 4 * uint64(n) * scalarSize
-	q := 2*uint64(n)*scalarSize + p.msmScratch(p.chunk)
+	q := 3*uint64(n)*scalarSize + p.msmScratch(p.chunk)
 	return max(h, q) + p.streamBuffers(n)
 }
 
 // reserve is what resident sets leave free for a partition of n rows
-// whose resident sets are summed whole: the query stage's scalars (aux
-// and one selection) with an MSM's scratch over n points, or the h stage's
-// vectors.
+// whose resident sets are summed whole: the query stage's scalars with an
+// MSM's scratch over n points, or the h stage's vectors.
 func (p memPlan) reserve(n int) uint64 {
 	h := 4 * uint64(n) * scalarSize
-	q := 2*uint64(n)*scalarSize + p.msmScratch(n)
+	q := 3*uint64(n)*scalarSize + p.msmScratch(n)
 	return max(h, q) + p.streamBuffers(n)
 }
 

@@ -25,8 +25,6 @@ type cappedStore struct {
 	live, peak uint64
 	refused    int
 	pinned     int
-	parts      int // MSMs over a streamed set's resident part
-	puts       int // chunks put into a streamer's slots
 }
 
 var errCapped = errors.New("past the device memory cap")
@@ -116,7 +114,6 @@ func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
 		return errors.New("chunk too large")
 	}
 	s.slot[slot] = append(s.slot[slot][:0], points...)
-	f.puts++
 	s.copied += uint64(len(points)) * g1Size
 	s.copyNs += 1000
 	return nil
@@ -126,17 +123,8 @@ func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
 // buckets (allocated when a set opens, kept for the next), and refuses
 // chunks out of order.
 func (f *cappedStore) streamMSM(st any, slot int, sc any, offset, n, setN int) (bls.G1Jac, error) {
-	return f.setChunk(st.(*fakeStream), st.(*fakeStream).slot[slot], sc, offset, n, setN)
-}
-
-func (f *cappedStore) streamPartMSM(st any, part any, sc any, offset, n, setN int) (bls.G1Jac, error) {
-	f.parts++
-	return f.setChunk(st.(*fakeStream), *part.(*[]bls.G1Affine), sc, offset, n, setN)
-}
-
-// setChunk sums points[:n] as the chunk at offset of a set of setN points.
-func (f *cappedStore) setChunk(fs *fakeStream, points []bls.G1Affine, sc any, offset, n, setN int) (bls.G1Jac, error) {
 	var r bls.G1Jac
+	fs := st.(*fakeStream)
 	if offset == 0 {
 		if need := streamAcc(setN); need > fs.accBytes {
 			if err := f.alloc(need - fs.accBytes); err != nil {
@@ -155,10 +143,7 @@ func (f *cappedStore) setChunk(fs *fakeStream, points []bls.G1Affine, sc any, of
 	}
 	defer done()
 	s := (*sc.(*[]fr.Element))[offset : offset+n]
-	if n > len(points) {
-		return r, fmt.Errorf("%d points summed of %d", n, len(points))
-	}
-	if _, err = r.MultiExp(points[:n], s, ecc.MultiExpConfig{}); err != nil {
+	if _, err = r.MultiExp(fs.slot[slot][:n], s, ecc.MultiExpConfig{}); err != nil {
 		return bls.G1Jac{}, err
 	}
 	fs.sum.AddAssign(&r)
@@ -304,78 +289,4 @@ func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
 	store.freeScalars(dev)
 	r.close()
 	require.Zero(t, store.live)
-}
-
-// A set that does not fit whole keeps as much of itself resident as the
-// plan leaves room for (its first points: one chunk of the set's sums on
-// the device), and the rest streams; the first streamed chunk of the set
-// expected next goes up before its MSM (staged: at a call's start, or
-// beside the last chunk of the set before it), so each chunk is put once.
-// Every result equals the CPU's, within the cap, no allocation refused.
-func TestPartsAndStagedChunks(t *testing.T) {
-	const n, chunk = 1 << 11, 1 << 8
-	sets := [][]bls.G1Affine{testPoints(t, n), testPoints(t, n), testPoints(t, n)}
-	sc := random(t, n)
-	plan := memPlan{chunk: chunk, fixed: 4 << 10}
-	setBytes := uint64(n) * g1Size
-	plan.cap = plan.reserve(n) + setBytes + setBytes/2 // one set whole, half of the next
-	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
-	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
-	want := make([]bls.G1Jac, len(sets))
-	for i, pts := range sets {
-		want[i] = cpuG1(t, pts, sc)
-	}
-	dev, err := store.uploadScalars(sc)
-	require.NoError(t, err)
-	for round := 0; round < 3; round++ {
-		puts := store.puts
-		r.stage(sets...) // set 0 resident; set 1's first streamed chunk staged
-		require.Equal(t, &staged[bls.G1Affine]{key: keyOf(sets[1]), from: n / 2}, r.staged)
-		for i, pts := range sets {
-			got, err := r.streamDeviceOrResident(pts, dev, sets[i+1:]...)
-			require.NoError(t, err, "round %d, set %d", round, i)
-			require.True(t, want[i].Equal(&got), "round %d, set %d", round, i)
-			if i == 1 { // set 2's first chunk put beside set 1's last
-				require.Equal(t, &staged[bls.G1Affine]{key: keyOf(sets[2]), slot: ((n/2)/chunk - 1 + 1) % 2}, r.staged)
-			}
-		}
-		require.Nil(t, r.staged, "nothing after set 2")
-		m := r.parts[keyOf(sets[1])]
-		require.Equal(t, n/2, m, "half of set 1 resident")
-		require.Zero(t, r.parts[keyOf(sets[2])], "no room left for set 2")
-		require.Equal(t, (n-m)/chunk+n/chunk, store.puts-puts, "round %d: each streamed chunk put once", round)
-	}
-	require.Equal(t, 3, store.parts, "set 1's resident part summed once a round")
-	require.Len(t, r.sets, 2, "set 0 and set 1's part")
-	require.Zero(t, store.refused)
-	require.LessOrEqual(t, store.peak, plan.cap)
-	require.EqualValues(t, 3*(2*n-n/2)*g1Size, r.streamedBytes.Load(), "set 1's other half and set 2 streamed")
-
-	// a staged chunk another set's MSM does not use: the results stand
-	r.stage(sets[2])
-	got, err := r.streamDeviceOrResident(sets[1], dev)
-	require.NoError(t, err)
-	require.True(t, want[1].Equal(&got))
-	got, err = r.streamDeviceOrResident(sets[2], dev)
-	require.NoError(t, err)
-	require.True(t, want[2].Equal(&got))
-
-	// forgetting set 1 frees its part; the next call decides it anew
-	used := r.mem.used
-	r.forget(sets[1])
-	require.Equal(t, used-uint64(n/2)*g1Size, r.mem.used)
-	require.Empty(t, r.parts[keyOf(sets[1])])
-	store.freeScalars(dev)
-	r.close()
-	require.Zero(t, store.live, "close frees the sets, the parts, the streamer and its buckets")
-}
-
-// streamDeviceOrResident is msmOn's choice with device scalars s over a
-// fake store: the resident set's MSM, or the set streamed.
-func (r *residency[P, R, PR]) streamDeviceOrResident(points []P, s any, next ...[]P) (R, error) {
-	h, err := r.handle(points)
-	if err != nil || h == nil {
-		return r.streamDevice(points, s, nil, next...)
-	}
-	return r.store.msm(h, *s.(*[]fr.Element))
 }

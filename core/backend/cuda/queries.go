@@ -222,7 +222,7 @@ func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitm
 // msmOn runs Σ s[i]·points[i] over the resident copy of points, or, when
 // the set is streamed, through the streamer with s on the device (over s
 // brought back to the host when there is no room for the stream buffers).
-func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsafe.Pointer, points []P, s *scalars, next ...[]P) (R, error) {
+func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsafe.Pointer, points []P, s *scalars) (R, error) {
 	var res R
 	if len(points) != s.n {
 		return res, fmt.Errorf("cuda: %d points for %d selected scalars", len(points), s.n)
@@ -235,7 +235,7 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 		return res, err
 	}
 	if h == nil {
-		return r.streamDevice(points, s, s.download, next...)
+		return r.streamDevice(points, s, s.download)
 	}
 	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {
@@ -266,31 +266,23 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		return nil, err
 	}
 	defer aux.free()
-	// The first streamed chunk of each group's first set that does not
-	// stay resident goes up while the device works on what comes before.
-	if q.BG2 != nil {
-		b.g2.stage(q.BG2)
-	}
-	b.g1.stage(q.L, q.A, q.BG1)
-	// g1 runs one G1 query MSM, timed as out.Times[i]; next lists the G1
-	// sets after it
-	g1 := func(i int, name string, pts []bls.G1Affine, s *scalars, dst *bls.G1Jac, next ...[]bls.G1Affine) (err error) {
-		if *dst, err = msmOn(b.g1, b.lib.msmG1Res, pts, s, next...); err != nil {
+	// g1 runs one G1 query MSM, timed as out.Times[i]
+	g1 := func(i int, name string, pts []bls.G1Affine, s *scalars, dst *bls.G1Jac) (err error) {
+		if *dst, err = msmOn(b.g1, b.lib.msmG1Res, pts, s); err != nil {
 			return fmt.Errorf("cuda: %s: %w", name, err)
 		}
 		lap(i)
 		return nil
 	}
-	if err = g1(0, "l", q.L, aux, &out.L, q.A, q.BG1); err != nil {
+	if err = g1(0, "l", q.L, aux, &out.L); err != nil {
 		return nil, err
 	}
 	a, err := b.selectScalars(aux, q.Inputs, q.AAux)
 	if err != nil {
 		return nil, err
 	}
-	err = g1(1, "a", q.A, a, &out.A, q.BG1)
-	a.free() // before the B scalars are selected: two vectors of n at most (devmem.go's plan)
-	if err != nil {
+	defer a.free()
+	if err = g1(1, "a", q.A, a, &out.A); err != nil {
 		return nil, err
 	}
 	var head []fr.Element

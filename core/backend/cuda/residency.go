@@ -46,9 +46,6 @@ type streamStore[P any, R any] interface {
 	newStream(chunk int) (any, error)
 	put(st any, slot int, points []P) error
 	streamMSM(st any, slot int, scalars any, offset, n, setN int) (R, error)
-	// streamPartMSM is streamMSM over the first n points of a resident
-	// set (upload's handle) instead of a slot: a set's resident part.
-	streamPartMSM(st any, part any, scalars any, offset, n, setN int) (R, error)
 	// takeCopyStats returns the bytes the streamer copied and the
 	// nanoseconds the copies took since the last call.
 	takeCopyStats(st any) (bytes, ns uint64)
@@ -91,17 +88,9 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 
 	sets   map[setKey[P]]any // guarded by mem.mu
 	pinned map[setKey[P]][]P // host sets page-locked for streaming (nil: could not be); guarded by mem.mu
-	// parts: the points of each streamed set kept resident (its first
-	// ones, a set of their own in sets; 0: none), decided on the set's
-	// first streamed MSM; guarded by mem.mu
-	parts map[setKey[P]]int
 
 	stMu sync.Mutex // one streamed MSM at a time uses the streamer
 	st   any        // the streamer, made on first use and kept
-	// staged is the first streamed chunk of the set expected next, put
-	// into a slot while the device was busy with something else; nil:
-	// none. Guarded by stMu.
-	staged *staged[P]
 
 	streamedChunks atomic.Int64
 	streamedBytes  atomic.Int64 // host-to-device bytes of points streamed for MSMs
@@ -114,13 +103,6 @@ type setKey[P comparable] struct {
 	ptr         uintptr
 	n           int
 	first, last P
-}
-
-// staged is a chunk put ahead of its MSM: points [from, from+chunk) of the
-// set key, in slot.
-type staged[P comparable] struct {
-	key        setKey[P]
-	from, slot int
 }
 
 func keyOf[P comparable](points []P) setKey[P] {
@@ -138,8 +120,7 @@ func newResidency[P comparable, R any, PR jacobian[R]](store pointStore[P, R], m
 	if mem.plan.cap > 0 || chunk > mem.plan.chunk && mem.plan.chunk > 0 {
 		chunk = mem.plan.chunk
 	}
-	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{},
-		parts: map[setKey[P]]int{}}
+	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{}}
 }
 
 // handle returns the resident copy of points, uploading it if it fits in
@@ -150,9 +131,6 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 	defer r.mem.mu.Unlock()
 	if h, ok := r.sets[k]; ok {
 		return h, nil
-	}
-	if r.parts[k] > 0 {
-		return nil, nil // streamed, with a resident part
 	}
 	size, fits := r.fitsLocked(len(points))
 	if !fits {
@@ -306,8 +284,8 @@ var errNoStreamer = errors.New("no room for the stream buffers")
 // streamDevice is streamMSM over device scalars s, or, when the stream
 // buffers cannot be had, chunked over the scalars brought back to the
 // host (download).
-func (r *residency[P, R, PR]) streamDevice(points []P, s any, download func() ([]fr.Element, error), next ...[]P) (R, error) {
-	res, err := r.streamMSM(points, s, next...)
+func (r *residency[P, R, PR]) streamDevice(points []P, s any, download func() ([]fr.Element, error)) (R, error) {
+	res, err := r.streamMSM(points, s)
 	if !errors.Is(err, errNoStreamer) {
 		return res, err
 	}
@@ -356,189 +334,63 @@ func (r *residency[P, R, PR]) checkStreamed(points []P) (bad, first int, err err
 
 // streamMSM computes Σ s[i]·points[i] over a set that is not resident,
 // with s a device scalar vector (len(points) elements from its start):
-// the set's resident part first (part), then the rest a chunk at a time
-// through the streamer's two buffers, the next chunk's copy running (on
-// its own goroutine) while the current one is summed. The host points are
-// page-locked once, on the first MSM that streams them, and stay so until
-// the set is forgotten. next, when given, lists the sets expected to
-// stream next on this device: the first chunk of the first of them that
-// does not stay resident is put while this set's last one is summed.
-func (r *residency[P, R, PR]) streamMSM(points []P, s any, next ...[]P) (R, error) {
+// the points go up a chunk at a time into the streamer's two buffers, the
+// next chunk's copy running (on its own goroutine) while the current one
+// is summed. The host points are page-locked once, on the first MSM that
+// streams them, and stay so until the set is forgotten.
+func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 	var res R
 	ss := r.store.(streamStore[P, R])
 	r.stMu.Lock()
 	defer r.stMu.Unlock()
-	if err := r.streamerLocked(ss); err != nil {
-		return res, err
+	if r.st == nil {
+		st, err := ss.newStream(r.chunk)
+		if err != nil {
+			return res, fmt.Errorf("cuda: %w: %w", errNoStreamer, err)
+		}
+		r.st = st
 	}
 	r.pinOnce(ss, points)
-	res, err := r.streamChunks(ss, points, s, next)
+	res, err := r.streamChunks(ss, points, s)
 	_, ns := ss.takeCopyStats(r.st)
 	r.copyNanos.Add(int64(ns))
 	if err != nil {
 		// The streamer goes with the failure: freeing it waits for any
 		// copy still in flight, and the next MSM starts afresh.
 		ss.freeStream(r.st)
-		r.st, r.staged = nil, nil
+		r.st = nil
 	}
 	return res, err
 }
 
-// streamerLocked makes the streamer if there is none; stMu held.
-func (r *residency[P, R, PR]) streamerLocked(ss streamStore[P, R]) error {
-	if r.st != nil {
-		return nil
-	}
-	st, err := ss.newStream(r.chunk)
-	if err != nil {
-		return fmt.Errorf("cuda: %w: %w", errNoStreamer, err)
-	}
-	r.st = st
-	return nil
-}
-
-// streamChunks is streamMSM's loop over the chunks; stMu held. The
-// device keeps the set's sums across its chunks (streamStore.streamMSM),
-// which go in order: the resident part at offset 0, then the streamed
-// chunks.
-func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s any, next [][]P) (R, error) {
+// streamChunks is streamMSM's loop over the chunks; stMu held.
+func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s any) (R, error) {
 	var res R
 	n := len(points)
-	ph, m := r.part(points)
-	chunks := (n - m + r.chunk - 1) / r.chunk
-	part := func(k int) []P { return points[m+k*r.chunk : min(m+(k+1)*r.chunk, n)] }
-	first := 0 // the slot of chunk 0
-	if st := r.staged; st != nil && st.key == keyOf(points) && st.from == m {
-		first = st.slot // put while the device was busy before this MSM
-	} else if chunks > 0 {
-		if err := ss.put(r.st, first, part(0)); err != nil {
-			return res, fmt.Errorf("cuda: streaming points %d..%d: %w", m, m+len(part(0)), err)
-		}
-	}
-	r.staged = nil
-	add := func(sum R, err error) error {
-		if err == nil {
-			PR(&res).AddAssign(&sum)
-		}
-		return err
-	}
-	if ph != nil { // summed while chunk 0 goes up
-		if err := add(ss.streamPartMSM(r.st, ph, s, 0, m, n)); err != nil {
-			return res, err
-		}
+	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
+	chunks := (n + r.chunk - 1) / r.chunk
+	if err := ss.put(r.st, 0, part(0)); err != nil {
+		return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
 	}
 	for k := 0; k < chunks; k++ {
-		slot, other := (first+k)%2, (first+k+1)%2
-		done := make(chan error, 1)
-		var ahead *staged[P] // the next set's first chunk, put beside the last one's MSM
-		switch {
-		case k+1 < chunks:
-			go func() { done <- ss.put(r.st, other, part(k+1)) }()
-		case len(next) > 0:
-			go func() { ahead = r.stageLocked(ss, next, other); done <- nil }()
-		default:
-			done <- nil
+		next := make(chan error, 1)
+		if k+1 < chunks {
+			go func() { next <- ss.put(r.st, (k+1)%2, part(k+1)) }()
+		} else {
+			next <- nil
 		}
-		sum, err := ss.streamMSM(r.st, slot, s, m+k*r.chunk, len(part(k)), n)
-		if perr := <-done; err == nil && perr != nil {
-			err = fmt.Errorf("cuda: streaming points from %d: %w", m+(k+1)*r.chunk, perr)
+		sum, err := ss.streamMSM(r.st, k%2, s, k*r.chunk, len(part(k)), n)
+		if perr := <-next; err == nil && perr != nil {
+			err = fmt.Errorf("cuda: streaming points from %d: %w", (k+1)*r.chunk, perr)
 		}
-		r.staged = ahead
-		if err = add(sum, err); err != nil {
+		if err != nil {
 			return res, err
 		}
+		PR(&res).AddAssign(&sum)
 		r.streamedChunks.Add(1)
 		r.streamedBytes.Add(int64(len(part(k))) * int64(pointBytes[P]()))
 	}
 	return res, nil
-}
-
-// stage puts the first streamed chunk of the first of sets that does not
-// stay resident into the streamer, so that its copy runs while the device
-// is busy with other work (the sets before it, h's NTTs): the MSM of that
-// set then starts with its first chunk on the device. Nothing is staged
-// when every set stays resident, or without a streamer.
-func (r *residency[P, R, PR]) stage(sets ...[]P) {
-	ss, ok := r.store.(streamStore[P, R])
-	if !ok {
-		return
-	}
-	r.stMu.Lock()
-	defer r.stMu.Unlock()
-	if r.streamerLocked(ss) == nil {
-		r.staged = r.stageLocked(ss, sets, 0)
-	}
-}
-
-// stageLocked is stage's put into slot; the chunk staged, nil when none.
-// stMu held (by the caller, or by the MSM whose goroutine this is).
-func (r *residency[P, R, PR]) stageLocked(ss streamStore[P, R], sets [][]P, slot int) *staged[P] {
-	for _, pts := range sets {
-		if len(pts) == 0 {
-			continue
-		}
-		if h, err := r.handle(pts); err != nil || h != nil {
-			continue // resident (made so now, as its MSM would)
-		}
-		_, m := r.part(pts)
-		r.pinOnce(ss, pts)
-		if ss.put(r.st, slot, pts[m:min(m+r.chunk, len(pts))]) != nil {
-			return nil // its MSM puts it again
-		}
-		return &staged[P]{key: keyOf(pts), from: m, slot: slot}
-	}
-	return nil
-}
-
-// part returns the resident part of a set that is streamed (its first m
-// points, uploaded as a set of their own), deciding it on the set's first
-// call: as many points as the budget and the plan leave room for, when
-// that is at least a chunk.
-func (r *residency[P, R, PR]) part(points []P) (any, int) {
-	k := keyOf(points)
-	r.mem.mu.Lock()
-	defer r.mem.mu.Unlock()
-	if m, ok := r.parts[k]; ok {
-		if m == 0 {
-			return nil, 0
-		}
-		return r.sets[keyOf(points[:m])], m
-	}
-	r.parts[k] = 0
-	m := int(r.roomLocked(len(points)) / pointBytes[P]())
-	if m < r.chunk || m >= len(points) {
-		return nil, 0
-	}
-	h, err := r.store.upload(points[:m])
-	if err != nil {
-		return nil, 0 // out of device memory, say: all of it streamed
-	}
-	r.sets[keyOf(points[:m])] = h
-	r.mem.used += uint64(m) * pointBytes[P]()
-	r.parts[k] = m
-	return h, m
-}
-
-// roomLocked is the bytes a set of n points may keep resident beside the
-// resident sets: the budget's room and the plan's; mem.mu held.
-func (r *residency[P, R, PR]) roomLocked(n int) uint64 {
-	r.mem.largest = max(r.mem.largest, n)
-	rows := r.mem.rows
-	if rows == 0 {
-		rows = rowsFor(r.mem.largest)
-	}
-	room := uint64(0)
-	if r.mem.budget > r.mem.used {
-		room = r.mem.budget - r.mem.used
-	}
-	if p := r.mem.plan; p.cap > 0 {
-		need := r.mem.used + p.reserve(rows)
-		if need >= p.cap {
-			return 0
-		}
-		room = min(room, p.cap-need)
-	}
-	return room
 }
 
 // freeStreamer frees the streamer's device buffers (made again by the
@@ -546,7 +398,6 @@ func (r *residency[P, R, PR]) roomLocked(n int) uint64 {
 func (r *residency[P, R, PR]) freeStreamer() {
 	r.stMu.Lock()
 	defer r.stMu.Unlock()
-	r.staged = nil
 	if r.st != nil {
 		r.store.(streamStore[P, R]).freeStream(r.st)
 		r.st = nil
@@ -607,7 +458,6 @@ func (r *residency[P, R, PR]) close() {
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
 	r.unpinLocked(0, ^uintptr(0))
-	clear(r.parts)
 	for k, h := range r.sets {
 		r.store.free(h)
 		delete(r.sets, k)
@@ -628,11 +478,6 @@ func (r *residency[P, R, PR]) forget(points []P) {
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
 	r.unpinLocked(lo, hi)
-	for k := range r.parts {
-		if k.ptr >= lo && k.ptr < hi {
-			delete(r.parts, k)
-		}
-	}
 	for k, h := range r.sets {
 		if k.ptr >= lo && k.ptr < hi {
 			r.store.free(h)
