@@ -69,23 +69,24 @@ func streamAcc(n int) uint64 {
 }
 
 // streamedNeed is the least device memory a partition of n rows needs with
-// every point set streamed: the larger of its h stage (a, b, c and the
-// twiddle tables, n scalars each) and its query stage (aux and the
-// selected A and B scalars, and an MSM over a chunk), beside the stream
-// buffers.
+// every point set streamed: its h stage (a, b, c and the twiddle tables, n
+// scalars each) beside the MSM pool's idle scratch of a chunk's MSM, which
+// is more than its query stage (aux and one selection of scalars: A's is
+// freed before B's is made, queries.go; and an MSM over a chunk), beside
+// the stream buffers.
 func (p memPlan) streamedNeed(n int) uint64 {
-	h := 4 * uint64(n) * scalarSize
-	q := 3*uint64(n)*scalarSize + p.msmScratch(p.chunk)
-	return max(h, q) + p.streamBuffers(n)
+	return 4*uint64(n)*scalarSize + p.msmScratch(p.chunk) + p.streamBuffers(n)
 }
 
 // reserve is what resident sets leave free for a partition of n rows
-// whose resident sets are summed whole: the query stage's scalars with an
-// MSM's scratch over n points, or the h stage's vectors.
+// whose resident sets are summed whole: the h stage's vectors beside an
+// MSM's scratch over n points, which the MSM pool keeps after the query
+// stage (cuda/util/common.cuh; the query stage itself needs less: aux and
+// one selection beside that scratch). Without room for both, the h stage's
+// allocations trim the pool and every partition's MSMs grow it again
+// (measured at 2^26 under 24 GiB: ~+180 ms a partition, cuda/NOTES.md).
 func (p memPlan) reserve(n int) uint64 {
-	h := 4 * uint64(n) * scalarSize
-	q := 3*uint64(n)*scalarSize + p.msmScratch(n)
-	return max(h, q) + p.streamBuffers(n)
+	return 4*uint64(n)*scalarSize + p.msmScratch(n) + p.streamBuffers(n)
 }
 
 // prefetchFits reports whether a prefetch of bytes for a partition of n
@@ -103,7 +104,7 @@ func (p memPlan) check(n int) error {
 	}
 	if need := p.streamedNeed(n); need > p.cap {
 		return fmt.Errorf("%w: a partition of %d rows needs at least %s of device memory with every point set streamed "+
-			"(its scalar vectors %s, stream buffers %s), and gpus.max_device_memory is %s",
+			"(its vectors and an MSM's scratch %s, stream buffers %s), and gpus.max_device_memory is %s",
 			backend.ErrDeviceMemory, n, gib(need), gib(need-p.streamBuffers(n)), gib(p.streamBuffers(n)), gib(p.cap))
 	}
 	return nil

@@ -246,7 +246,7 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, p24.check(1<<27))
 	err := p16.check(1 << 27)
 	require.ErrorIs(t, err, backend.ErrDeviceMemory)
-	require.ErrorContains(t, err, "134217728 rows needs at least 20.71 GiB")
+	require.ErrorContains(t, err, "134217728 rows needs at least 21.40 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// a, b, c (6 GiB at 2^26) may be prefetched under 24 GiB beside 6 GiB

@@ -281,8 +281,9 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 	if err != nil {
 		return nil, err
 	}
-	defer a.free()
-	if err = g1(1, "a", q.A, a, &out.A); err != nil {
+	err = g1(1, "a", q.A, a, &out.A)
+	a.free() // before the B scalars are selected: two vectors of n at most (devmem.go's plan)
+	if err != nil {
 		return nil, err
 	}
 	var head []fr.Element
