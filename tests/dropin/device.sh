@@ -154,7 +154,14 @@ if has cpu; then
   log=$out/cpu-2^$S.log
   timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync "${cfgargs[@]}" "${noverify[@]}" --proofs-out "$work/gpu.proof"
-  gpucfg=$config$'\n[gpus]\ncuda_lib = "/nonexistent/libcuzk_cuda.so"'
+  # no CUDA library: cuda_lib set in the config's [gpus] table (a second
+  # [gpus] table would be a TOML error)
+  nolib='cuda_lib = "/nonexistent/libcuzk_cuda.so"'
+  if grep -qx '\[gpus\]' <<<"$config"; then
+    gpucfg=$(awk -v l="$nolib" '{print} $0 == "[gpus]" {print l}' <<<"$config")
+  else
+    gpucfg=$config$'\n[gpus]\n'$nolib
+  fi
   timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync --config "$gpucfg" "${noverify[@]}" --proofs-out "$work/cpu.proof"
   if cmp "$work/gpu.proof" "$work/cpu.proof"; then
