@@ -87,8 +87,9 @@ if has correct; then
   for g in $gpus; do
     log=$out/correctness.log
     [ "${CUZK_CUDA_EACH:-0}" = 1 ] && log=$out/correctness-gpu$g.log
+    # every test but the benches (a list of names left new tests out)
     env ${CUZK_CUDA_EACH:+CUDA_VISIBLE_DEVICES=$g} ./build/cuda.test -test.v -test.count=1 \
-      -test.run 'NTT|HMatches|HMSM|Query|Proof|MSMG1|MSMG2|InPasses|SubgroupCheck|Capped' 2>&1 | tee "$log" |
+      -test.skip 'Bench' 2>&1 | tee "$log" |
       grep -E '^(---|ok|FAIL|PASS)|Error|Messages|equal' || true
     grep -q '^--- FAIL' "$log" && status=1
     grep -q '^PASS' "$log" || status=1
