@@ -246,6 +246,12 @@ typedef void* nvml_device;
 typedef struct nvml_memory {
     unsigned long long total, free, used;
 } nvml_memory;
+/* nvmlProcessInfo_v2_t's layout, which _v3 takes too */
+typedef struct nvml_process {
+    unsigned int pid;
+    unsigned long long used;
+    unsigned int gpu_instance, compute_instance;
+} nvml_process;
 
 static struct {
     void* lib;
@@ -254,6 +260,7 @@ static struct {
     int (*handle)(unsigned int, nvml_device*);
     int (*util)(nvml_device, nvml_util*);
     int (*mem)(nvml_device, nvml_memory*);
+    int (*procs)(nvml_device, unsigned int*, nvml_process*);
     int (*shutdown)(void);
     nvml_device dev[64];
     unsigned int ndev;
@@ -268,6 +275,8 @@ static int nvml_open(int gpu_index) {
     *(void**)&nvml.util = dlsym(nvml.lib, "nvmlDeviceGetUtilizationRates");
     *(void**)&nvml.shutdown = dlsym(nvml.lib, "nvmlShutdown");
     *(void**)&nvml.mem = dlsym(nvml.lib, "nvmlDeviceGetMemoryInfo"); /* optional */
+    *(void**)&nvml.procs = dlsym(nvml.lib, "nvmlDeviceGetComputeRunningProcesses_v3"); /* optional */
+    if (!nvml.procs) *(void**)&nvml.procs = dlsym(nvml.lib, "nvmlDeviceGetComputeRunningProcesses_v2");
     unsigned int n = 0;
     if (!nvml.init || !nvml.count || !nvml.handle || !nvml.util || !nvml.shutdown || nvml.init() != 0)
         goto fail;
@@ -303,8 +312,38 @@ static double vram_used_gib(void) {
     return used / (1024.0 * 1024.0 * 1024.0);
 }
 
-/* The most device memory in use seen by the sampler (GiB; -1: none). */
-static double g_vram_peak = -1;
+/* vram_process_gib is the device memory compute processes hold on the
+ * watched GPUs (GiB), or -1 without NVML's process list: this process's
+ * alone (*own = 1), or, when NVML lists no process by this pid (another
+ * pid namespace), every compute process's (*own = 0). Unlike the
+ * device's used memory, it leaves out what was in use before any
+ * process (the driver's own). */
+static double vram_process_gib(int* own) {
+    if (!nvml.lib || !nvml.procs) return -1;
+    const unsigned int me = (unsigned int)getpid();
+    double mine = 0, all = 0;
+    int found = 0;
+    for (unsigned int i = 0; i < nvml.ndev; i++) {
+        nvml_process p[128];
+        unsigned int n = 128;
+        if (nvml.procs(nvml.dev[i], &n, p) != 0) return -1;
+        for (unsigned int k = 0; k < n && k < 128; k++) {
+            if (p[k].used == ~0ull) continue; /* not available */
+            all += (double)p[k].used;
+            if (p[k].pid == me) {
+                mine += (double)p[k].used;
+                found = 1;
+            }
+        }
+    }
+    *own = found;
+    return (found ? mine : all) / (1024.0 * 1024.0 * 1024.0);
+}
+
+/* The most device memory in use seen by the sampler (GiB; -1: none), of
+ * the whole device and of the process (vram_process_gib). */
+static double g_vram_peak = -1, g_proc_peak = -1;
+static int g_proc_own = 1;
 
 /* json_numbers writes the numbers after each "key": in a JSON text, in
  * order (at most max; one per device for a device field), and returns how
@@ -358,6 +397,12 @@ static void* sample_loop(void* arg) {
         }
         double vram = vram_used_gib();
         if (vram > g_vram_peak) g_vram_peak = vram;
+        int own = 1;
+        double proc = vram_process_gib(&own);
+        if (proc > g_proc_peak) {
+            g_proc_peak = proc;
+            g_proc_own = own;
+        }
         if (got && s->n < s->cap) {
             s->t[s->n] = now() - s->t0;
             s->v[s->n] = sum / got;
@@ -1012,6 +1057,11 @@ int main(int argc, char** argv) {
         metric(NULL, "vram_after_drop", vram_dropped, "GiB");
         printf("%-32s %12.3f  GiB\n", "  peak sampled during the calls", g_vram_peak);
         metric(NULL, "vram_peak_sampled", g_vram_peak, "GiB");
+    }
+    if (g_proc_peak >= 0) {
+        printf("%-32s %12.3f  GiB (%s)\n", "  of it held by processes, peak", g_proc_peak,
+               g_proc_own ? "this process" : "every compute process: NVML lists no process by this pid");
+        metric(NULL, "vram_process_peak", g_proc_peak, "GiB");
     }
     if (held_peak >= 0) {
         printf("%-32s %12.3f  GiB (cap %.3f GiB; 0: none)\n", "device memory, cuzk's count: peak", held_peak,
