@@ -30,6 +30,8 @@
 # CUZK_CUDA_PARTITION_DENSE (dense-constraint shares, default 0.03,0.2),
 # CUZK_CUDA_PARTITION_KEY=setup (a real development setup, ~1 min at 2^24:
 # the partition proofs are then verified; default: a tiled key),
+# CUZK_CUDA_PARTITION_CAP_GIB (the partition bench's library capped, e.g. 23
+# as the engine caps it under gpus.max_device_memory = "24GiB"),
 # CUZK_CUDA_DEVICE_PREP=0 (the partition bench with the prep on the host;
 # gpus.device_prep = false in the engine), VARIANT_SIZES (the nopool
 # step's correctness sizes). The library reads no environment: the test

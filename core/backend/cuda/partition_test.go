@@ -30,6 +30,9 @@ import (
 // and is reported apart), for 3% and 20% dense (non-boolean) constraints
 // (CUZK_CUDA_PARTITION_DENSE). CUZK_CUDA_PARTITION_KEY=setup replaces the
 // tiled key by a development setup, and the GPU proofs are then verified.
+// CUZK_CUDA_PARTITION_CAP_GIB=23 gives the kernel library a device-memory
+// cap (what the engine gives it under gpus.max_device_memory = "24GiB"),
+// so that the streamed sets' MSMs show in CUZK_CUDA_PROFILE's phases.
 func TestBenchPartition(t *testing.T) {
 	env := os.Getenv("CUZK_CUDA_PARTITION")
 	if env == "" {
@@ -41,7 +44,12 @@ func TestBenchPartition(t *testing.T) {
 			cpuSizes[k] = true
 		}
 	}
-	be := gpu(t)
+	o := benchOptions()
+	if gib, err := strconv.ParseFloat(os.Getenv("CUZK_CUDA_PARTITION_CAP_GIB"), 64); err == nil && gib > 0 {
+		o.MaxDeviceMemory = uint64(gib * (1 << 30))
+		fmt.Printf("\nkernel library capped at %.2f GiB of device memory\n", gib)
+	}
+	be := gpuWith(t, o)
 	defer be.Close()
 	plan := groth16.NewPlan(groth16.Plan{Device: be, CPU: &cpu.Backend{}, DevicePrep: os.Getenv("CUZK_CUDA_DEVICE_PREP") != "0", G2OnGPU: true})
 	prep := "host"
