@@ -161,12 +161,14 @@ func TestHMSMMatchesCPU(t *testing.T) {
 	checkHMSM(t, be)
 }
 
-// cappedGPU is a backend whose cap (560 MiB, chunks of 2^17 points)
-// keeps the sets of 2^16 points resident and streams those of 2^20 (the
-// plan keeps 480 MiB free for a 2^20 partition's working set).
+// cappedGPU is a backend whose cap (800 MiB, chunks of 2^19 points)
+// keeps the sets of 2^16 points resident and streams those of 2^20 in
+// two or three chunks (the plan keeps ~950 MiB free beside a resident set
+// for partitions of 2^21 rows, which the sets of 2^20 + 9 points imply,
+// and ~570 MiB for 2^17).
 func cappedGPU(t *testing.T) *Backend {
 	o := benchOptions()
-	o.MaxDeviceMemory = 560 << 20
+	o.MaxDeviceMemory = 800 << 20
 	return gpuWith(t, o)
 }
 
@@ -176,6 +178,10 @@ func checkCapped(t *testing.T, be *Backend) {
 	m, err := be.Memory(false)
 	require.NoError(t, err)
 	require.Positive(t, be.StreamedChunks(), "sets streamed under the cap")
+	be.mem.mu.Lock()
+	resident := len(be.g1.sets) + len(be.g2.sets)
+	be.mem.mu.Unlock()
+	require.Positive(t, resident, "the small sets stay resident beside the streamed ones")
 	require.LessOrEqual(t, m.Peak, m.Cap, "device memory held never passed the cap")
 	require.Positive(t, be.StreamedBytes(), "streamed bytes counted")
 	require.Positive(t, be.StreamedCopyTime(), "the streamed copies timed")
@@ -184,15 +190,32 @@ func checkCapped(t *testing.T, be *Backend) {
 
 // A set streamed in chunks (cuzk_cuda_stream_msm with set_n): the device
 // keeps its bucket sums across the chunks and returns the whole set's MSM
-// with the last one (the identity with the others), equal to gnark-crypto's;
-// chunks out of order, and the rest of a set after a refusal, are refused.
+// with the last one (the identity with the others), equal to gnark-crypto's
+// — for every kind of scalars, a chunk of zeros in the middle, the set's
+// window size (10 bits for 9·2^14 + 123 points) above the chunk's (8 bits
+// for 2^14), and with the windows in passes; chunks out of order, and the
+// rest of a set after a refusal, are refused.
 func TestStreamedSetMatchesCPU(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
-	const chunk, n = 1 << 12, 5<<12 + 123
-	sc := random(t, n)
-	checkStreamedSet(t, be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac]), testPoints(t, n), sc, chunk, cpuG1(t, testPoints(t, n), sc))
-	checkStreamedSet(t, be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac]), testPointsG2(t, n), sc, chunk, cpuG2(t, testPointsG2(t, n), sc))
+	const chunk, n = 1 << 14, 9<<14 + 123
+	p1, p2 := testPoints(t, n), testPointsG2(t, n)
+	kinds := scalarKinds(t, n)
+	gap := append([]fr.Element(nil), kinds["uniform"]...)
+	clear(gap[3*chunk : 4*chunk]) // an all-zero chunk: nothing added, the set goes on
+	kinds["zero chunk"] = gap
+	for _, limit := range []int{0, 3 * chunk} { // 0: one pass; 3·2^14 pairs: three windows a pass
+		o := benchOptions()
+		o.MSMMaxPairs = uint64(limit)
+		require.NoError(t, be.lib.SetOptions(be.dev, o))
+		for name, sc := range kinds {
+			t.Run(fmt.Sprintf("%s/%d", name, limit), func(t *testing.T) {
+				checkStreamedSet(t, be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac]), p1, sc, chunk, cpuG1(t, p1, sc))
+				checkStreamedSet(t, be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac]), p2, sc, chunk, cpuG2(t, p2, sc))
+			})
+		}
+	}
+	require.NoError(t, be.lib.SetOptions(be.dev, benchOptions()))
 }
 
 func checkStreamedSet[P any, R any, PR interface {

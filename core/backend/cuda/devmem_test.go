@@ -135,7 +135,9 @@ func (f *cappedStore) streamMSM(st any, slot int, sc any, offset, n, setN int) (
 		fs.set, fs.next, fs.sum = setN, 0, bls.G1Jac{}
 	}
 	if fs.set != setN || fs.next != offset || offset+n > setN {
-		return r, fmt.Errorf("chunk %d+%d of %d out of order (open set %d, next %d)", offset, n, setN, fs.set, fs.next)
+		err := fmt.Errorf("chunk %d+%d of %d out of order (open set %d, next %d)", offset, n, setN, fs.set, fs.next)
+		fs.set = 0 // abandoned, as the kernels abandon it
+		return r, err
 	}
 	done, err := f.scratch(n)
 	if err != nil {
