@@ -61,7 +61,8 @@ func (p memPlan) streamBuffers(n int) uint64 { return 2*uint64(p.chunk)*(g1Size+
 // streamAcc is what the two streamers' buckets take for sets of up to n
 // points (cuda/msm/entry.cuh's stream_open): ⌈255/c⌉·2^(c−1) Jacobian
 // points of each group, c as the kernels' window_bits picks it from n (216
-// MiB from 2^24 points).
+// MiB from 2^24 points; a window size forced by the msm_window_bits option,
+// for tests, may take more, and the library's count still holds the cap).
 func streamAcc(n int) uint64 {
 	c := min(max(bits.Len(uint(max(n, 1)-1))-8, 8), 16)
 	nw := (255 + c - 1) / c
