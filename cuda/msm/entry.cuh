@@ -154,17 +154,16 @@ int stream_msm(cuzk::streamer* s, int slot, void* scalars, size_t offset, size_t
     if (set_n > 0 && offset == 0)
         if (int rc = stream_open<F>(s, set_n, err, errlen)) return rc;
     int rc = 0;
+    const msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
     if (n > 0) {
         CKR(cudaStreamWaitEvent(0, s->ready[slot], 0));
         point_set<F> view{s->dev, n, static_cast<affine_t<F>*>(s->pts[slot])};
-        msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
         rc = msm_device<F>(&view, v->p + offset, n, out, err, errlen, set_n > 0 ? &acc : nullptr);
         if (!rc) cuzk::stream_copied(s, slot);  // the MSM waited for the slot's copy
     }
     if (!rc && set_n > 0) {
         s->acc_next = offset + n;
         if (s->acc_next == set_n) {
-            msm_acc<F> acc{static_cast<jac_t<F>*>(s->acc), s->acc_c, s->acc_nw};
             rc = msm_finish<F>(&acc, out, err, errlen);
             s->acc_set = 0;
         }

@@ -2,8 +2,7 @@
 // driver launches them: the 0/1 split of the scalars (k_classify,
 // k_compact), the pairs (k_ones, k_pairs), the pieces of the sorted pairs
 // (k_subcount, k_subdesc), the accumulation (k_subsum), the pieces' tree
-// (k_tree), the bucket sums (k_clear, k_bucketsum; k_bucketadd for a
-// streamed set's chunk), the running sums
+// (k_tree), the bucket sums (k_clear, k_bucketsum), the running sums
 // (k_segments) and the window sums (k_windows).
 #pragma once
 #include <stddef.h>
@@ -168,21 +167,15 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
     }
 }
 
+// Each bucket with pairs set to its pieces' sum (the tree left it in the
+// first piece), or, for a streamed set's chunk (add), that sum added to it.
 template <class F>
 __global__ void k_bucketsum(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
-                            const jac_t<F>* partial, jac_t<F>* buckets) {
+                            const jac_t<F>* partial, jac_t<F>* buckets, bool add) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= *nruns || uniq[b] == SKIP || sub[b] == 0) return;
-    buckets[uniq[b]] = partial[suboff[b]];  // the tree left the sum here
-}
-
-// A streamed set's chunk: each bucket's sum added into the set's buckets.
-template <class F>
-__global__ void k_bucketadd(const uint32_t* uniq, const uint32_t* sub, const uint32_t* suboff, const int* nruns,
-                            const jac_t<F>* partial, jac_t<F>* buckets) {
-    int b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= *nruns || uniq[b] == SKIP || sub[b] == 0) return;
-    buckets[uniq[b]] = pt_add(buckets[uniq[b]], partial[suboff[b]]);
+    const jac_t<F>& sum = partial[suboff[b]];
+    buckets[uniq[b]] = add ? pt_add(buckets[uniq[b]], sum) : sum;
 }
 
 template <class F>

@@ -275,17 +275,21 @@ int pass_tree(pass_workspace& ws, char* err, size_t errlen) {
 }
 
 // Bucket sums: every bucket of the nwg windows set to its pieces' sum (the
-// tree's), or infinity when it has no pairs.
+// tree's), or infinity when it has no pairs; with into (a streamed set's
+// buckets from the pass's first window), those sums added into them.
 template <class F>
-int pass_bucket_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen) {
-    size_t nbk = (size_t)nwg << (c - 1);
-    CKR(ws.bucket_sums.alloc(nbk * sizeof(jac_t<F>)));
-    jac_t<F>* bucket_sums = ws.bucket_sums.as<jac_t<F>>();
-    k_clear<<<blocks(nbk), THREADS>>>(bucket_sums, nbk);
-    CKR(cudaGetLastError());
+int pass_bucket_sums(pass_workspace& ws, int c, int nwg, char* err, size_t errlen, jac_t<F>* into = nullptr) {
+    jac_t<F>* bucket_sums = into;
+    if (!into) {
+        size_t nbk = (size_t)nwg << (c - 1);
+        CKR(ws.bucket_sums.alloc(nbk * sizeof(jac_t<F>)));
+        bucket_sums = ws.bucket_sums.as<jac_t<F>>();
+        k_clear<<<blocks(nbk), THREADS>>>(bucket_sums, nbk);
+        CKR(cudaGetLastError());
+    }
     k_bucketsum<<<blocks(ws.runs), THREADS>>>(ws.run_keys(), ws.run_pieces.as<uint32_t>(),
                                                ws.piece_offsets.as<uint32_t>(), ws.run_count.as<int>(),
-                                               ws.piece_sums.as<jac_t<F>>(), bucket_sums);
+                                               ws.piece_sums.as<jac_t<F>>(), bucket_sums, into != nullptr);
     CKR(cudaGetLastError());
     return 0;
 }
@@ -343,17 +347,10 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     if (int rc = pass_accumulate<F>(ws, set, err, errlen)) return rc;
     ph.mark("accumulate");
     if (int rc = pass_tree<F>(ws, err, errlen)) return rc;
-    if (acc) {
-        if (ws.pieces > 0)
-            k_bucketadd<<<blocks(ws.runs), THREADS>>>(ws.run_keys(), ws.run_pieces.as<uint32_t>(),
-                                                      ws.piece_offsets.as<uint32_t>(), ws.run_count.as<int>(),
-                                                      ws.piece_sums.as<jac_t<F>>(), acc->buckets + ((size_t)w0 << (c - 1)));
-        CKR(cudaGetLastError());
-        ph.mark("bucket sums");
-        return 0;
-    }
-    if (int rc = pass_bucket_sums<F>(ws, c, nwg, err, errlen)) return rc;
+    jac_t<F>* into = acc ? acc->buckets + ((size_t)w0 << (c - 1)) : nullptr;
+    if (int rc = pass_bucket_sums<F>(ws, c, nwg, err, errlen, into)) return rc;
     ph.mark("bucket sums");
+    if (acc) return 0;  // the set's running and window sums come once, with its last chunk
     if (int rc = pass_running_sums<F>(ws, c, nwg, err, errlen)) return rc;
     ph.mark("running sums");
     return pass_window_sums<F>(ws, nwg, out_w, err, errlen);
