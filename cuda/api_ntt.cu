@@ -28,6 +28,10 @@ extern "C" int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const
     return rc;
 }
 
+extern "C" int cuzk_cuda_abc_add(void* abc, const void* b, const void* c, char* err, size_t errlen) {
+    return cuzk::abc_add(static_cast<cuzk::abc_t*>(abc), const_cast<void*>(b), const_cast<void*>(c), err, errlen);
+}
+
 extern "C" void cuzk_cuda_abc_free(void* abc) { cuzk::abc_free(static_cast<cuzk::abc_t*>(abc)); }
 
 #ifdef CUZK_CUDA_BENCH  // the bench build's optional symbols (cuzk_cuda.h)

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 12
+#define CUZK_CUDA_ABI_VERSION 13
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -85,9 +85,16 @@ int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void*
  * for cuzk_cuda_h_msm_g1_abc; *abc receives the handle. Page-locked
  * buffers are copied on a copy stream, beside kernels that run meanwhile
  * (they must stay unchanged until the handle is used or freed); others are
- * copied before the call returns. */
+ * copied before the call returns. b and c may both be NULL: a alone goes
+ * up (when the device has room for one vector now and for the rest
+ * later), and cuzk_cuda_abc_add must give b and c before the handle is
+ * used. */
 int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, void** abc,
                          char* err, size_t errlen);
+
+/* Starts copying b and c into a handle made with a alone, as
+ * cuzk_cuda_abc_upload copies; on failure the handle keeps a alone. */
+int cuzk_cuda_abc_add(void* abc, const void* b, const void* c, char* err, size_t errlen);
 
 /* cuzk_cuda_h_msm_g1 on a, b, c from cuzk_cuda_abc_upload; the handle is
  * consumed (freed, also on error). ms[0] receives the milliseconds of h

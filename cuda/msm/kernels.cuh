@@ -135,16 +135,26 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
 // registers a thread, and no spills (3 blocks cap them at 168 and spill;
 // measured at 2^24 on the H200, 2 blocks: G1 165.5 → 157.2 ms, G2 657 →
 // 636 ms).
+//
+// A piece's end is a branch that the warp takes for each of its threads
+// in turn, so it holds no global load to wait for: the pieces tile the
+// valid pairs in order, so the next piece starts where this one ends, and
+// its length is loaded one piece ahead. (With buckets about SUB pairs
+// long, a chunk of 2^23 points of a 2^26 set streamed under a cap, every
+// cell has a piece end inside it: the two dependent loads there made the
+// accumulation ~20% slower than the whole set's, whose buckets are 2048
+// pairs long: 66.8 ms a chunk against 445 / 8, H200.)
 const int SUBSUM_BLOCKS = 2;
 template <class F>
 __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
-    k_subsum(const uint32_t* start, const uint32_t* len, const uint32_t* cellfirst, uint32_t ncell, uint32_t valid,
-             const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
+    k_subsum(const uint32_t* start, const uint32_t* len, uint32_t npieces, const uint32_t* cellfirst, uint32_t ncell,
+             uint32_t valid, const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= ncell) return;
     uint32_t piece = cellfirst[j];
     const uint32_t first = j * SUB, end = min(valid, first + SUB);
     uint32_t pend = start[piece] + len[piece];
+    uint32_t nlen = len[min(piece + 1, npieces - 1)];  // the next piece's length
     xyzz_t<F> acc = xyzz_infinity<F>();
     // the next point's load is issued before this point's addition
     uint32_t cur = vals[first];
@@ -157,10 +167,9 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
         if (t + 1 == pend) {  // the piece ends: its sum, and the next piece
             partial[piece] = xyzz_to_jac(acc);
             acc = xyzz_infinity<F>();
-            if (t + 1 < end) {
-                piece++;
-                pend = start[piece] + len[piece];
-            }
+            piece++;
+            pend += nlen;
+            nlen = len[min(piece + 1, npieces - 1)];
         }
         p = q;
         cur = nxt;

@@ -241,7 +241,7 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
                                              ws.piece_run.as<uint32_t>(), cell_first_piece);
     CKR(cudaGetLastError());
     if (total > 0)
-        k_subsum<<<(ncell + 127) / 128, 128>>>(piece_start, piece_len, cell_first_piece, ncell, ws.valid,
+        k_subsum<<<(ncell + 127) / 128, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid,
                                                ws.sorted_vals.as<uint32_t>(), set->pts, ws.piece_sums.as<jac_t<F>>());
     CKR(cudaGetLastError());
     return 0;

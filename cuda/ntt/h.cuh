@@ -7,19 +7,26 @@
 namespace cuzk {
 
 // abc_t holds a, b, c on the device (n Fr elements each) and the events
-// their copies record when they run on the copy stream.
+// their copies record when they run on the copy stream; parts is 1 while
+// only a is there (b and c come with abc_add), 3 once all are.
 struct abc_t {
     int dev;
     size_t n;
     void* dv[3];
     cudaEvent_t ready[3];
+    int parts;
 };
 
 // abc_upload allocates *out and starts copying host hv[i] (a, b, c) into
 // it: page-locked buffers on the copy stream, beside kernels (they must
 // stay unchanged until the handle is used or freed); others through the
 // staging buffers, before it returns. *out is set only on success.
+// hv[1] and hv[2] may both be NULL: a alone goes up, and abc_add puts b
+// and c up later.
 int abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* err, size_t errlen);
+
+// abc_add starts copying b and c into a handle made with a alone.
+int abc_add(abc_t* x, void* b, void* c, char* err, size_t errlen);
 
 // h_abc queues h into x->dv[0] on the default stream, each vector's NTTs
 // after its copy; x->dv[1] and dv[2] are freed (room for what follows).

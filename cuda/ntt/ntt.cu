@@ -120,33 +120,62 @@ done:
     return rc;
 }
 
-int cuzk::abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* err, size_t errlen) {
-    if (!hv[0] || !hv[1] || !hv[2] || !out) return fail(err, errlen, 1, "a, b, c or the handle is NULL");
-    int rc = check_size(dev, n, err, errlen);
-    if (rc) return rc;
-    const size_t bytes = n * sizeof(fr_t);
-    abc_t* x = new abc_t{dev, n, {nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr}};
-    bool locked = page_locked(hv[0]) && page_locked(hv[1]) && page_locked(hv[2]);
+// abc_put allocates x->dv[i] and copies host h into it: on the copy stream
+// cs, its event recorded, when cs is set (page-locked memory); otherwise
+// through the staging buffers before it returns.
+static int abc_put(cuzk::abc_t* x, int i, void* h, cudaStream_t cs, char* err, size_t errlen) {
+    const size_t bytes = x->n * sizeof(fr_t);
+    CKR(cuzk::dev_malloc(&x->dv[i], bytes));
+    if (!cs) return cuzk::upload_bytes(x->dev, x->dv[i], h, bytes, err, errlen);
+    CKR(cudaMemcpyAsync(x->dv[i], h, bytes, cudaMemcpyHostToDevice, cs));
+    CKR(cudaEventCreateWithFlags(&x->ready[i], cudaEventDisableTiming));
+    CKR(cudaEventRecord(x->ready[i], cs));
+    return 0;
+}
+
+// abc_put_all puts hv[i] for i in [from, to) into x: all on the copy
+// stream when they are all page-locked. On failure no copy is left running
+// and the vectors it allocated are freed.
+static int abc_put_all(cuzk::abc_t* x, void* const hv[3], int from, int to, char* err, size_t errlen) {
+    bool locked = true;
+    for (int i = from; i < to; i++) locked = locked && cuzk::page_locked(hv[i]);
     cudaStream_t cs = nullptr;
-    if (locked) rc = copy_stream(dev, &cs, err, errlen);
-    for (int i = 0; i < 3 && !rc; i++) {
-        CK(cuzk::dev_malloc(&x->dv[i], bytes));
-        if (!locked) {
-            rc = upload_bytes(dev, x->dv[i], hv[i], bytes, err, errlen);
-            continue;
-        }
-        CK(cudaMemcpyAsync(x->dv[i], hv[i], bytes, cudaMemcpyHostToDevice, cs));
-        CK(cudaEventCreateWithFlags(&x->ready[i], cudaEventDisableTiming));
-        CK(cudaEventRecord(x->ready[i], cs));
-    }
-done:
+    int rc = locked ? cuzk::copy_stream(x->dev, &cs, err, errlen) : 0;
+    for (int i = from; i < to && !rc; i++) rc = abc_put(x, i, hv[i], cs, err, errlen);
     if (rc) {
         if (cs) cudaStreamSynchronize(cs);  // no copy outlives the buffers
+        for (int i = from; i < to; i++) {
+            if (x->ready[i]) cudaEventDestroy(x->ready[i]);
+            x->ready[i] = nullptr;
+            cuzk::dev_free(x->dv[i]);
+            x->dv[i] = nullptr;
+        }
+    }
+    return rc;
+}
+
+int cuzk::abc_upload(int dev, void* const hv[3], size_t n, abc_t** out, char* err, size_t errlen) {
+    if (!hv[0] || !out) return fail(err, errlen, 1, "a or the handle is NULL");
+    if (!hv[1] != !hv[2]) return fail(err, errlen, 1, "b and c are both given or both NULL");
+    int rc = check_size(dev, n, err, errlen);
+    if (rc) return rc;
+    abc_t* x = new abc_t{dev, n, {nullptr, nullptr, nullptr}, {nullptr, nullptr, nullptr}, hv[1] ? 3 : 1};
+    if ((rc = abc_put_all(x, hv, 0, x->parts, err, errlen))) {
         abc_free(x);
         return rc;
     }
     *out = x;
     return 0;
+}
+
+int cuzk::abc_add(abc_t* x, void* b, void* c, char* err, size_t errlen) {
+    if (!x || !b || !c) return fail(err, errlen, 1, "NULL handle, b or c");
+    if (x->parts != 1) return fail(err, errlen, 1, "b and c of this handle were uploaded already");
+    CKR(cudaSetDevice(x->dev));
+    void* hv[3] = {nullptr, b, c};
+    int rc = abc_put_all(x, hv, 1, 3, err, errlen);
+    if (!rc) x->parts = 3;
+    return rc;
 }
 
 void cuzk::abc_free(abc_t* x) {
@@ -167,6 +196,7 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     if (!consts) return fail(err, errlen, 1, "consts is NULL");
     CKR(cudaSetDevice(x->dev));
     int rc = 0;
+    if (x->parts != 3) return fail(err, errlen, 1, "b and c of this handle are not uploaded (cuzk_cuda_abc_add)");
     if (!x->dv[1] || !x->dv[2]) return fail(err, errlen, 1, "h of these a, b, c was computed already");
     consts_t k;
     memcpy(&k, consts, sizeof k);

@@ -28,6 +28,7 @@ typedef int (*hreg_fn)(void*, size_t, char*, size_t);
 typedef int (*hunreg_fn)(void*, char*, size_t);
 typedef int (*hmsm_fn)(int, void*, void*, void*, size_t, const void*, void*, void*, double*, char*, size_t);
 typedef int (*abcup_fn)(int, const void*, const void*, const void*, size_t, void**, char*, size_t);
+typedef int (*abcadd_fn)(void*, const void*, const void*, char*, size_t);
 typedef int (*hmsmabc_fn)(void*, const void*, void*, void*, double*, char*, size_t);
 typedef int (*subgroup_fn)(void*, size_t, size_t, size_t*, size_t*, char*, size_t);
 typedef int (*alloc_fn)(int, size_t, void**, char*, size_t);
@@ -68,6 +69,7 @@ SAME(cuzk_cuda_host_register, hreg_fn);
 SAME(cuzk_cuda_host_unregister, hunreg_fn);
 SAME(cuzk_cuda_h_msm_g1, hmsm_fn);
 SAME(cuzk_cuda_abc_upload, abcup_fn);
+SAME(cuzk_cuda_abc_add, abcadd_fn);
 SAME(cuzk_cuda_h_msm_g1_abc, hmsmabc_fn);
 SAME(cuzk_cuda_abc_free, free_fn);
 SAME(cuzk_cuda_g1_check_subgroup, subgroup_fn);
@@ -121,6 +123,9 @@ static int call_hmsm(void* f, int d, void* a, void* b, void* c, size_t n, const 
 }
 static int call_abcup(void* f, int d, const void* a, const void* b, const void* c, size_t n, void** h, char* e, size_t el) {
     return ((abcup_fn)f)(d, a, b, c, n, h, e, el);
+}
+static int call_abcadd(void* f, void* abc, const void* b, const void* c, char* e, size_t el) {
+    return ((abcadd_fn)f)(abc, b, c, e, el);
 }
 static int call_hmsmabc(void* f, void* abc, const void* k, void* h, void* r, double* ms, char* e, size_t el) {
     return ((hmsmabc_fn)f)(abc, k, h, r, ms, e, el);

@@ -59,6 +59,7 @@ type Library struct {
 	sFree, msmG1Res, msmG2Res    unsafe.Pointer
 	hostReg, hostUnreg           unsafe.Pointer
 	abcUpload, hMSMabc, abcFree  unsafe.Pointer
+	abcAdd                       unsafe.Pointer
 	g1Subgroup, g2Subgroup       unsafe.Pointer
 	setOptions, memory           unsafe.Pointer
 	stNew, stPut, stMSM, stFree  unsafe.Pointer
@@ -107,6 +108,7 @@ func Open(path string) (*Library, error) {
 		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
 		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg},
 		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree},
+		{"cuzk_cuda_abc_add", &l.abcAdd},
 		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup},
 		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
 		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},

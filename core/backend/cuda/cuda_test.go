@@ -178,10 +178,6 @@ func checkCapped(t *testing.T, be *Backend) {
 	m, err := be.Memory(false)
 	require.NoError(t, err)
 	require.Positive(t, be.StreamedChunks(), "sets streamed under the cap")
-	be.mem.mu.Lock()
-	resident := len(be.g1.sets) + len(be.g2.sets)
-	be.mem.mu.Unlock()
-	require.Positive(t, resident, "the small sets stay resident beside the streamed ones")
 	require.LessOrEqual(t, m.Peak, m.Cap, "device memory held never passed the cap")
 	require.Positive(t, be.StreamedBytes(), "streamed bytes counted")
 	require.Positive(t, be.StreamedCopyTime(), "the streamed copies timed")
@@ -270,8 +266,45 @@ func TestCappedMatchesCPU(t *testing.T) {
 	be := cappedGPU(t)
 	defer be.Close()
 	checkHMSM(t, be)
+	// before checkQueryMSMs, which frees the resident sets after each
+	// density (Close)
+	be.mem.mu.Lock()
+	resident := len(be.g1.sets) + len(be.g2.sets)
+	be.mem.mu.Unlock()
+	require.Positive(t, resident, "the small sets stay resident beside the streamed ones")
 	checkQueryMSMs(t, be)
 	checkCapped(t, be)
+}
+
+// a, b, c prefetched whole or a alone (b and c then go up when HMSM takes
+// the handle: cuzk_cuda_abc_add), into the resident H MSM and, under a cap,
+// the streamed one: the same h MSM as the CPU's.
+func TestPrefetchedABCMatchesCPU(t *testing.T) {
+	for _, capped := range []bool{false, true} {
+		be := gpu(t)
+		if capped {
+			be = cappedGPU(t)
+		}
+		for _, k := range sizes(t) {
+			if k > 20 {
+				continue
+			}
+			n := 1 << k
+			pts := testPoints(t, n-1)
+			for _, aOnly := range []bool{false, true} {
+				a, b, c := random(t, n), random(t, n), random(t, n)
+				ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
+				want := cpuG1(t, pts, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
+				be.prefetchABC(a, b, c, aOnly)
+				got, _, _, err := be.HMSM(pts, a, b, c)
+				require.NoError(t, err)
+				require.True(t, want.Equal(&got), "h MSM 2^%d, capped %v, a alone %v", k, capped, aOnly)
+				require.Empty(t, be.abc, "HMSM took the prefetch")
+			}
+			t.Logf("h MSM 2^%d (capped %v) over a, b, c prefetched whole and a alone equals the CPU's", k, capped)
+		}
+		be.Close()
+	}
 }
 
 func checkHMSM(t *testing.T, be *Backend) {

@@ -91,10 +91,16 @@ func (p memPlan) reserve(n int) uint64 {
 }
 
 // prefetchFits reports whether a prefetch of bytes for a partition of n
-// rows fits beside held bytes: the partition running on the device may
-// still need its selected A and B scalars and an MSM's scratch.
+// rows fits beside held bytes (the library's count: resident sets, stream
+// buffers, aux, and the MSM pool's reservation): the partition running on
+// the device may still need one vector of selected scalars (QueryMSMs
+// frees A's before B's are selected) and the scratch of an MSM over a
+// streamed chunk. A resident set's MSM over n points needs more scratch
+// than that, which the pool keeps from the last partition (counted in
+// held); on the first partition such an MSM plans its windows in passes
+// within what is left, and the library's count holds the cap whatever.
 func (p memPlan) prefetchFits(held, bytes uint64, n int) bool {
-	return p.cap == 0 || held+bytes+2*uint64(n)*scalarSize+p.msmScratch(n) <= p.cap
+	return p.cap == 0 || held+bytes+uint64(n)*scalarSize+p.msmScratch(min(n, p.chunk)) <= p.cap
 }
 
 // check refuses a partition of n rows that cannot run even with every

@@ -58,6 +58,7 @@ func (e *Error) Unwrap() error {
 var sticky = map[int]string{
 	214: "cudaErrorECCUncorrectable",
 	220: "cudaErrorNvlinkUncorrectable",
+	226: "cudaErrorContained", // CUDA 13's header (the H200 machine's nvcc 13.0)
 	700: "cudaErrorIllegalAddress",
 	702: "cudaErrorLaunchTimeout",
 	710: "cudaErrorAssert",

@@ -48,11 +48,14 @@ type prefetch struct {
 }
 
 // abcPrefetch is a copy of a, b, c started by Prefetch
-// (cuzk_cuda_abc_upload), for HMSM on the same slices.
+// (cuzk_cuda_abc_upload), for HMSM on the same slices; aOnly: a alone went
+// up (the device had room for one vector), and b and c go up when HMSM
+// takes it (cuzk_cuda_abc_add).
 type abcPrefetch struct {
-	key [3]*fr.Element
-	n   int
-	h   unsafe.Pointer
+	key   [3]*fr.Element
+	n     int
+	h     unsafe.Pointer
+	aOnly bool
 }
 
 // Prefetch uploads aux (through the staging buffers: the query MSMs that
@@ -60,6 +63,9 @@ type abcPrefetch struct {
 // when they are page-locked, so that the copy runs beside the query MSMs
 // and HMSM on the same slices finds them there. Aux goes first and alone:
 // sharing the link with a, b, c it arrived ~30 ms later (H200, 2^24).
+// Under a cap with room for one vector but not three, a goes up alone: h
+// waits for a's copy before its first NTTs and for b's and c's only
+// behind them (2^26 under 24 GiB: h waited 46 ms for a, 0 for b and c).
 // A failed prefetch is dropped: the call that needs the data uploads it
 // and reports any error.
 //
@@ -85,12 +91,28 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	if n > 0 {
 		b.freeABC(slot(b, &b.abc, &a[0], nil)) // as for aux: an old copy under this key goes
 	}
-	if n < 2 || len(bb) != n || len(c) != n || !b.roomFor(3*uint64(n)*scalarSize, n) {
+	if n < 2 || len(bb) != n || len(c) != n {
 		return
 	}
-	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: n}
+	vec := uint64(n) * scalarSize
+	switch {
+	case b.roomFor(3*vec, n):
+		b.prefetchABC(a, bb, c, false)
+	case b.roomFor(vec, n):
+		b.prefetchABC(a, bb, c, true)
+	}
+}
+
+// prefetchABC starts copying a, b, c (aOnly: a alone) for HMSM on the
+// same slices.
+func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) {
+	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: len(a), aOnly: aOnly}
+	pb, pc := ptr(bb), ptr(c)
+	if aOnly {
+		pb, pc = nil, nil
+	}
 	if call("abc upload", func(e *C.char) C.int {
-		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &x.h, e, errLen)
+		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), pb, pc, C.size_t(x.n), &x.h, e, errLen)
 	}) == nil {
 		b.freeABC(slot(b, &b.abc, &a[0], x))
 	}
@@ -98,8 +120,9 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 
 // roomFor reports whether a prefetch of bytes for a partition of n rows
 // may start now under a cap: beside what the device holds, the partition
-// running there may still need its selected scalars and an MSM's scratch.
-// (Without a cap a prefetch that does not fit fails and is dropped.)
+// running there may still need a vector of selected scalars and a
+// streamed chunk's MSM scratch (devmem.go's prefetchFits). (Without a cap
+// a prefetch that does not fit fails and is dropped.)
 func (b *Backend) roomFor(bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
@@ -130,8 +153,10 @@ func (b *Backend) freeABC(x *abcPrefetch) {
 	}
 }
 
-// takeABC returns the prefetched copy of a, b, c (nil if there is none;
-// one of other slices at the same address is freed).
+// takeABC returns the prefetched copy of a, b, c, with b's and c's copies
+// started now when a went up alone (nil if there is none, or b and c
+// cannot go up now: the caller uploads all three; one of other slices at
+// the same address is freed).
 func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
 	if len(a) == 0 {
 		return nil
@@ -140,11 +165,17 @@ func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
 	if x == nil {
 		return nil
 	}
-	if len(a) == x.n && len(bb) == x.n && len(c) == x.n && x.key == [3]*fr.Element{&a[0], &bb[0], &c[0]} {
-		return x.h
+	if len(a) != x.n || len(bb) != x.n || len(c) != x.n || x.key != [3]*fr.Element{&a[0], &bb[0], &c[0]} {
+		b.freeABC(x)
+		return nil
 	}
-	b.freeABC(x)
-	return nil
+	if x.aOnly && call("abc add", func(e *C.char) C.int {
+		return C.call_abcadd(b.lib.abcAdd, x.h, ptr(bb), ptr(c), e, errLen)
+	}) != nil {
+		b.freeABC(x)
+		return nil
+	}
+	return x.h
 }
 
 // ReleasePrefetch frees the prefetches of these slices that QueryMSMs
