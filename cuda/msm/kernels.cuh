@@ -1,7 +1,7 @@
 // The MSM's kernels, over the field of the curve, in the order msm.cuh's
 // driver launches them: the 0/1 split of the scalars (k_classify,
 // k_compact), the pairs (k_ones, k_pairs), the pieces of the sorted pairs
-// (k_subcount, k_subdesc), the accumulation (k_subsum), the pieces' tree
+// (k_subcount, k_subdesc), the accumulation (k_subsum, k_piece_jac), the pieces' tree
 // (k_tree), the bucket sums (k_clear, k_bucketsum), the running sums
 // (k_segments) and the window sums (k_windows).
 #pragma once
@@ -137,18 +137,21 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
 // 636 ms).
 //
 // A piece's end is a branch that the warp takes for each of its threads
-// in turn, so it holds no global load to wait for: the pieces tile the
-// valid pairs in order, so the next piece starts where this one ends, and
-// its length is loaded one piece ahead. (With buckets about SUB pairs
-// long, a chunk of 2^23 points of a 2^26 set streamed under a cap, every
-// cell has a piece end inside it: the two dependent loads there made the
-// accumulation ~20% slower than the whole set's, whose buckets are 2048
-// pairs long: 66.8 ms a chunk against 445 / 8, H200.)
+// in turn, so it holds as little as can be: the sum is stored as it is
+// (XYZZ, not yet reduced), k_piece_jac converts every piece afterwards, and
+// the next piece's end comes without a dependent load (the pieces tile the
+// valid pairs in order, so it starts where this one ends; its length is
+// loaded a piece ahead). With the conversion in the branch, a piece end
+// cost the warp ~2.6 additions: with buckets about SUB pairs long (a chunk
+// of 2^23 points of a 2^26 set streamed under a cap) every thread has one,
+// and the accumulation of 2^23 points at c = 16 took 67.3 ms against 60.7
+// a 2^23 share of 2^24 and 55.7 of 2^26 (H200; the cost fits 54.1 ms plus
+// 13.2 ms per piece end a cell).
 const int SUBSUM_BLOCKS = 2;
 template <class F>
 __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
     k_subsum(const uint32_t* start, const uint32_t* len, uint32_t npieces, const uint32_t* cellfirst, uint32_t ncell,
-             uint32_t valid, const uint32_t* vals, const affine_t<F>* pts, jac_t<F>* partial) {
+             uint32_t valid, const uint32_t* vals, const affine_t<F>* pts, xyzz_t<F>* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= ncell) return;
     uint32_t piece = cellfirst[j];
@@ -165,7 +168,7 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
         if (cur & SIGN) p = pt_neg(p);
         acc = xyzz_add_mixed(acc, p);
         if (t + 1 == pend) {  // the piece ends: its sum, and the next piece
-            partial[piece] = xyzz_to_jac(acc);
+            partial[piece] = acc;
             acc = xyzz_infinity<F>();
             piece++;
             pend += nlen;
@@ -174,6 +177,14 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
         p = q;
         cur = nxt;
     }
+}
+
+// The pieces' sums from k_subsum's XYZZ into Jacobian coordinates, for the
+// tree.
+template <class F>
+__global__ void k_piece_jac(const xyzz_t<F>* in, uint32_t total, jac_t<F>* out) {
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < total) out[j] = xyzz_to_jac(in[j]);
 }
 
 // Each bucket with pairs set to its pieces' sum (the tree left it in the

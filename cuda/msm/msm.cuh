@@ -124,8 +124,9 @@ struct pass_workspace {
     dmem sort_temp, scan_temp;
     // (pieces + 1) × 4 bytes each: each piece's first sorted pair, its
     // length and its run; (cells + 1) × 4 bytes: each cell's first piece;
-    // (pieces + 1) points: each piece's sum
-    dmem piece_start, piece_len, piece_run, cell_first_piece, piece_sums;
+    // (pieces + 1) points: each piece's sum; its XYZZ sums (k_subsum's),
+    // when they do not fit in sorted_keys
+    dmem piece_start, piece_len, piece_run, cell_first_piece, piece_sums, piece_xyzz;
     // nwg·2^(c − 1), nwg·SEG and nwg points
     dmem bucket_sums, segment_sums, window_sums;
     // the tree's: the largest piece count (4 bytes), CUB's temporary
@@ -240,9 +241,22 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
                                              ws.run_count.as<int>(), piece_start, piece_len,
                                              ws.piece_run.as<uint32_t>(), cell_first_piece);
     CKR(cudaGetLastError());
-    if (total > 0)
+    if (total > 0) {
+        // the XYZZ sums in sorted_keys, free since the run-length encoding,
+        // when they fit there (~pairs/256 + runs pieces of 192 bytes (G1)
+        // against 4 bytes a pair), else in a buffer of their own
+        const size_t xbytes = (size_t)total * sizeof(xyzz_t<F>);
+        xyzz_t<F>* px = ws.sorted_keys.as<xyzz_t<F>>();
+        if (xbytes > ws.pairs * 4) {
+            CKR(ws.piece_xyzz.alloc(xbytes));
+            px = ws.piece_xyzz.as<xyzz_t<F>>();
+        }
         k_subsum<<<(ncell + 127) / 128, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid,
-                                               ws.sorted_vals.as<uint32_t>(), set->pts, ws.piece_sums.as<jac_t<F>>());
+                                               ws.sorted_vals.as<uint32_t>(), set->pts, px);
+        CKR(cudaGetLastError());
+        k_piece_jac<<<blocks(total), THREADS>>>(px, total, ws.piece_sums.as<jac_t<F>>());
+        ws.piece_xyzz.release();
+    }
     CKR(cudaGetLastError());
     return 0;
 }

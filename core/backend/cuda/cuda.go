@@ -505,6 +505,8 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 				return res, 0, 0, err
 			}
 		}
+		// H's first chunk goes up behind b and c, while h's NTTs run
+		b.g1.stage(points)
 		hv := &scalars{b: b, n: n - 1}
 		err = call("h", func(e *C.char) C.int {
 			return C.call_habcs(b.lib.hScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)

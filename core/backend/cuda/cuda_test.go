@@ -302,6 +302,9 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 				require.Empty(t, be.abc, "HMSM took the prefetch")
 			}
 			t.Logf("h MSM 2^%d (capped %v) over a, b, c prefetched whole and a alone equals the CPU's", k, capped)
+			if capped && k == 20 { // H streamed: from its second MSM on, its first chunk staged during h
+				require.Positive(t, be.g1.stagedChunks.Load(), "H's first chunk staged")
+			}
 		}
 		be.Close()
 	}

@@ -97,6 +97,7 @@ type fakeStream struct {
 	set, next int
 	sum       bls.G1Jac
 	accBytes  uint64
+	puts      int
 }
 
 // The real streamers are two buffers of each group; this device holds the
@@ -114,6 +115,7 @@ func (f *cappedStore) put(st any, slot int, points []bls.G1Affine) error {
 		return errors.New("chunk too large")
 	}
 	s.slot[slot] = append(s.slot[slot][:0], points...)
+	s.puts++
 	s.copied += uint64(len(points)) * g1Size
 	s.copyNs += 1000
 	return nil
@@ -231,6 +233,58 @@ func TestCapPlansResidentAndStreamedSets(t *testing.T) {
 		require.Zero(t, store.live, "close frees the resident sets and the stream buffers")
 		require.Zero(t, store.pinned, "close unlocks the host sets")
 	}
+}
+
+// A streamed set's first chunk put ahead (stage, where the link is idle)
+// is used by the set's MSM in place of its first put; a chunk staged for
+// another set is not (the MSM puts its own), nor is a resident set staged;
+// every result equals the CPU's, and freeing the streamer waits for a
+// staged put.
+func TestStagedFirstChunk(t *testing.T) {
+	const n = 5<<10 + 7
+	plan := memPlan{chunk: 1 << 10, fixed: 4 << 10}
+	plan.cap = plan.reserve(2*n) + 200*g1Size // room for the small set alone
+	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: 2 * n})
+	small, x, y := testPoints(t, 100), testPoints(t, n), testPoints(t, n)
+	sc := random(t, n)
+	msm := func(pts []bls.G1Affine) {
+		t.Helper()
+		got, err := r.msm(pts, sc[:len(pts)])
+		require.NoError(t, err)
+		want := cpuG1(t, pts, sc[:len(pts)])
+		require.True(t, want.Equal(&got))
+	}
+	msm(small) // resident
+	require.True(t, r.resident(small))
+	r.stage(x) // no streamer yet: nothing staged
+	require.Nil(t, r.staged)
+	msm(x) // makes the streamer
+	require.False(t, r.resident(x), "the large sets stream")
+	chunks := (n + plan.chunk - 1) / plan.chunk
+	fs := r.st.(*fakeStream)
+	puts := fs.puts
+	require.Equal(t, chunks, puts)
+
+	r.stage(x)
+	msm(x)
+	require.EqualValues(t, 1, r.stagedChunks.Load(), "x's staged chunk used")
+	require.Equal(t, puts+chunks, fs.puts, "the staged put in place of the first")
+
+	r.stage(y)
+	msm(x)
+	require.EqualValues(t, 1, r.stagedChunks.Load(), "y's chunk is not x's")
+	require.Equal(t, puts+2*chunks+1, fs.puts, "x put its own first chunk")
+
+	r.stage(small)
+	require.Nil(t, r.staged, "a resident set is not staged")
+	r.stage(y)
+	r.freeStreamer() // waits for the staged put
+	require.Nil(t, r.staged)
+	msm(y)
+	r.close()
+	require.Zero(t, store.live)
+	require.Zero(t, store.refused)
 }
 
 // A partition that cannot run even streamed is refused before anything is

@@ -305,6 +305,11 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		lap(i)
 		return nil
 	}
+	if b.g1.resident(q.L) {
+		// A's first chunk goes up while L's MSM runs on its resident copy
+		// and the link is otherwise idle (a set that streams; b.g1.stage)
+		b.g1.stage(q.A)
+	}
 	if err = g1(0, "l", q.L, aux, &out.L); err != nil {
 		return nil, err
 	}

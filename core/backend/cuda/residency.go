@@ -89,12 +89,22 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 	sets   map[setKey[P]]any // guarded by mem.mu
 	pinned map[setKey[P]][]P // host sets page-locked for streaming (nil: could not be); guarded by mem.mu
 
-	stMu sync.Mutex // one streamed MSM at a time uses the streamer
-	st   any        // the streamer, made on first use and kept
+	stMu   sync.Mutex // one streamed MSM at a time uses the streamer
+	st     any        // the streamer, made on first use and kept
+	staged *staged    // a set's first chunk put ahead of its MSM (stage); guarded by stMu
 
 	streamedChunks atomic.Int64
+	stagedChunks   atomic.Int64 // first chunks put ahead by stage and used
 	streamedBytes  atomic.Int64 // host-to-device bytes of points streamed for MSMs
 	copyNanos      atomic.Int64 // the time those copies took
+}
+
+// staged is a set's first chunk put into the streamer's slot 0 ahead of
+// the set's MSM (residency.stage), by a goroutine that reports on done.
+type staged struct {
+	key  any // the set's setKey
+	n    int // its points in the chunk
+	done chan error
 }
 
 // setKey identifies a host point slice; the fingerprint (first and last
@@ -357,10 +367,69 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 	if err != nil {
 		// The streamer goes with the failure: freeing it waits for any
 		// copy still in flight, and the next MSM starts afresh.
+		r.drainStagedLocked()
 		ss.freeStream(r.st)
 		r.st = nil
 	}
 	return res, err
+}
+
+// stage puts the first chunk of points, a set that streams, into the
+// streamer's first slot now, for its MSM to come: called where the link
+// would otherwise be idle (during h's NTTs for H, during a resident L for
+// A), so that the set's MSM starts on a chunk already there. A set that
+// stays resident, or a streamer not yet made, is left alone (staging
+// allocates nothing); a failed put is dropped and the MSM puts the chunk
+// again.
+func (r *residency[P, R, PR]) stage(points []P) {
+	if len(points) == 0 || r.resident(points) {
+		return
+	}
+	ss, ok := r.store.(streamStore[P, R])
+	if !ok {
+		return
+	}
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	if r.st == nil {
+		return
+	}
+	r.drainStagedLocked()
+	r.pinOnce(ss, points)
+	first := points[:min(r.chunk, len(points))]
+	st := &staged{key: keyOf(points), n: len(first), done: make(chan error, 1)}
+	stream := r.st
+	go func() { st.done <- ss.put(stream, 0, first) }()
+	r.staged = st
+}
+
+// resident reports whether points have a resident copy.
+func (r *residency[P, R, PR]) resident(points []P) bool {
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	_, ok := r.sets[keyOf(points)]
+	return ok
+}
+
+// takeStagedLocked waits for a staged put and reports whether it put
+// points' first chunk (n points) into slot 0; stMu held.
+func (r *residency[P, R, PR]) takeStagedLocked(points []P, n int) bool {
+	st := r.staged
+	if st == nil {
+		return false
+	}
+	r.staged = nil
+	err := <-st.done
+	return err == nil && st.n == n && st.key == any(keyOf(points))
+}
+
+// drainStagedLocked waits for a staged put, whose chunk is then unused;
+// stMu held.
+func (r *residency[P, R, PR]) drainStagedLocked() {
+	if r.staged != nil {
+		<-r.staged.done
+		r.staged = nil
+	}
 }
 
 // streamChunks is streamMSM's loop over the chunks; stMu held.
@@ -369,7 +438,9 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 	n := len(points)
 	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
 	chunks := (n + r.chunk - 1) / r.chunk
-	if err := ss.put(r.st, 0, part(0)); err != nil {
+	if r.takeStagedLocked(points, len(part(0))) {
+		r.stagedChunks.Add(1)
+	} else if err := ss.put(r.st, 0, part(0)); err != nil {
 		return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
 	}
 	for k := 0; k < chunks; k++ {
@@ -398,6 +469,7 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 func (r *residency[P, R, PR]) freeStreamer() {
 	r.stMu.Lock()
 	defer r.stMu.Unlock()
+	r.drainStagedLocked()
 	if r.st != nil {
 		r.store.(streamStore[P, R]).freeStream(r.st)
 		r.st = nil
