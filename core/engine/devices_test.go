@@ -34,6 +34,7 @@ type faultyBackend struct {
 	calls  atomic.Int64 // G1 MSMs and H calls that reached the backend
 	msms   atomic.Int64
 	closes atomic.Int64
+	gate   chan struct{} // when set, MSMs wait until it is closed
 }
 
 func (b *faultyBackend) Name() string { return b.name }
@@ -45,6 +46,9 @@ func (b *faultyBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
 
 func (b *faultyBackend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
 	b.calls.Add(1)
+	if b.gate != nil {
+		<-b.gate
+	}
 	if n := b.msms.Add(1); n == b.failAt {
 		return bls.G1Jac{}, msm.Stats{}, b.fault
 	}
@@ -152,7 +156,9 @@ func TestStickyErrorMidJob(t *testing.T) {
 
 func TestNoDeviceInService(t *testing.T) {
 	f := testCircuit(t)
-	bad := &faultyBackend{name: "gpu-bad", failAt: 1, fault: errIllegalAddress}
+	// the device fails once both jobs are in (a loaded machine failed it
+	// before the second was submitted, which Submit then refused)
+	bad := &faultyBackend{name: "gpu-bad", failAt: 1, fault: errIllegalAddress, gate: make(chan struct{})}
 	cfg := testConfig()
 	cfg.GPUs.WorkersPerDevice = 1
 	e := newEngine(t, cfg, Options{Devices: []backend.Backend{bad}})
@@ -165,6 +171,7 @@ func TestNoDeviceInService(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
+	close(bad.gate)
 	for _, id := range ids {
 		res, err := e.Await(id, 30*time.Second)
 		require.NoError(t, err, "job %s ends", id)

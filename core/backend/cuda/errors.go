@@ -58,7 +58,7 @@ func (e *Error) Unwrap() error {
 var sticky = map[int]string{
 	214: "cudaErrorECCUncorrectable",
 	220: "cudaErrorNvlinkUncorrectable",
-	226: "cudaErrorContained", // CUDA 13's header (the H200 machine's nvcc 13.0)
+	226: "cudaErrorContained", // CUDA 12.8 on (the H200 machine's nvcc 13.0)
 	700: "cudaErrorIllegalAddress",
 	702: "cudaErrorLaunchTimeout",
 	710: "cudaErrorAssert",
@@ -68,6 +68,7 @@ var sticky = map[int]string{
 	717: "cudaErrorInvalidAddressSpace",
 	718: "cudaErrorInvalidPc",
 	719: "cudaErrorLaunchFailure",
+	721: "cudaErrorTensorMemoryLeak", // CUDA 12.8 on
 	810: "cudaErrorMpsClientTerminated",
 	911: "cudaErrorExternalDevice",
 }
