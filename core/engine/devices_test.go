@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -159,6 +160,9 @@ func TestNoDeviceInService(t *testing.T) {
 	// the device fails once both jobs are in (a loaded machine failed it
 	// before the second was submitted, which Submit then refused)
 	bad := &faultyBackend{name: "gpu-bad", failAt: 1, fault: errIllegalAddress, gate: make(chan struct{})}
+	var once sync.Once
+	open := func() { once.Do(func() { close(bad.gate) }) }
+	t.Cleanup(open) // a failed require below must not leave the workers waiting
 	cfg := testConfig()
 	cfg.GPUs.WorkersPerDevice = 1
 	e := newEngine(t, cfg, Options{Devices: []backend.Backend{bad}})
@@ -171,7 +175,7 @@ func TestNoDeviceInService(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
-	close(bad.gate)
+	open()
 	for _, id := range ids {
 		res, err := e.Await(id, 30*time.Second)
 		require.NoError(t, err, "job %s ends", id)

@@ -147,11 +147,24 @@ __global__ void k_tree(const uint32_t* owner, const uint32_t* sub, const uint32_
 // and the accumulation of 2^23 points at c = 16 took 67.3 ms against 60.7
 // a 2^23 share of 2^24 and 55.7 of 2^26 (H200; the cost fits 54.1 ms plus
 // 13.2 ms per piece end a cell).
-const int SUBSUM_BLOCKS = 2;
+//
+// S is the pieces' store: xyzz_t (the sums as they are, k_piece_jac after
+// it) or, when the device has no room for those, jac_t (converted in the
+// branch, as before).
 template <class F>
+__device__ __forceinline__ void piece_store(xyzz_t<F>* out, uint32_t i, const xyzz_t<F>& acc) {
+    out[i] = acc;
+}
+template <class F>
+__device__ __forceinline__ void piece_store(jac_t<F>* out, uint32_t i, const xyzz_t<F>& acc) {
+    out[i] = xyzz_to_jac(acc);
+}
+
+const int SUBSUM_BLOCKS = 2;
+template <class F, class S>
 __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
     k_subsum(const uint32_t* start, const uint32_t* len, uint32_t npieces, const uint32_t* cellfirst, uint32_t ncell,
-             uint32_t valid, const uint32_t* vals, const affine_t<F>* pts, xyzz_t<F>* partial) {
+             uint32_t valid, const uint32_t* vals, const affine_t<F>* pts, S* partial) {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= ncell) return;
     uint32_t piece = cellfirst[j];
@@ -168,7 +181,7 @@ __global__ void __launch_bounds__(128, SUBSUM_BLOCKS)
         if (cur & SIGN) p = pt_neg(p);
         acc = xyzz_add_mixed(acc, p);
         if (t + 1 == pend) {  // the piece ends: its sum, and the next piece
-            partial[piece] = acc;
+            piece_store<F>(partial, piece, acc);
             acc = xyzz_infinity<F>();
             piece++;
             pend += nlen;

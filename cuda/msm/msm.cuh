@@ -244,17 +244,29 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
     if (total > 0) {
         // the XYZZ sums in sorted_keys, free since the run-length encoding,
         // when they fit there (~pairs/256 + runs pieces of 192 bytes (G1)
-        // against 4 bytes a pair), else in a buffer of their own
+        // against 4 bytes a pair), else in a buffer of their own; with no
+        // room for that one (the pass planning does not count it) k_subsum
+        // converts in its branch, slower where buckets are short, never
+        // refused
         const size_t xbytes = (size_t)total * sizeof(xyzz_t<F>);
         xyzz_t<F>* px = ws.sorted_keys.as<xyzz_t<F>>();
         if (xbytes > ws.pairs * 4) {
-            CKR(ws.piece_xyzz.alloc(xbytes));
-            px = ws.piece_xyzz.as<xyzz_t<F>>();
+            px = nullptr;
+            if (ws.piece_xyzz.alloc(xbytes) == cudaSuccess)
+                px = ws.piece_xyzz.as<xyzz_t<F>>();
+            else
+                cudaGetLastError();
         }
-        k_subsum<<<(ncell + 127) / 128, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid,
-                                               ws.sorted_vals.as<uint32_t>(), set->pts, px);
-        CKR(cudaGetLastError());
-        k_piece_jac<<<blocks(total), THREADS>>>(px, total, ws.piece_sums.as<jac_t<F>>());
+        jac_t<F>* sums = ws.piece_sums.as<jac_t<F>>();
+        const unsigned grid = (ncell + 127) / 128;
+        const uint32_t* sv = ws.sorted_vals.as<uint32_t>();
+        if (px) {
+            k_subsum<F><<<grid, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid, sv, set->pts, px);
+            CKR(cudaGetLastError());
+            k_piece_jac<<<blocks(total), THREADS>>>(px, total, sums);
+        } else {
+            k_subsum<F><<<grid, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid, sv, set->pts, sums);
+        }
         ws.piece_xyzz.release();
     }
     CKR(cudaGetLastError());

@@ -281,9 +281,11 @@ func TestCappedMatchesCPU(t *testing.T) {
 // the streamed one: the same h MSM as the CPU's.
 func TestPrefetchedABCMatchesCPU(t *testing.T) {
 	for _, capped := range []bool{false, true} {
-		be := gpu(t)
+		var be *Backend
 		if capped {
 			be = cappedGPU(t)
+		} else {
+			be = gpu(t)
 		}
 		for _, k := range sizes(t) {
 			if k > 20 {

@@ -238,8 +238,8 @@ func TestCapPlansResidentAndStreamedSets(t *testing.T) {
 // A streamed set's first chunk put ahead (stage, where the link is idle)
 // is used by the set's MSM in place of its first put; a chunk staged for
 // another set is not (the MSM puts its own), nor is a resident set staged;
-// every result equals the CPU's, and freeing the streamer waits for a
-// staged put.
+// every result equals the CPU's, staging never waits for a streamer in
+// use, and freeing the streamer waits for a staged put.
 func TestStagedFirstChunk(t *testing.T) {
 	const n = 5<<10 + 7
 	plan := memPlan{chunk: 1 << 10, fixed: 4 << 10}
@@ -278,6 +278,10 @@ func TestStagedFirstChunk(t *testing.T) {
 
 	r.stage(small)
 	require.Nil(t, r.staged, "a resident set is not staged")
+	r.stMu.Lock() // the streamer in use (another partition's MSM): staging does not wait
+	r.stage(y)
+	r.stMu.Unlock()
+	require.Nil(t, r.staged)
 	r.stage(y)
 	r.freeStreamer() // waits for the staged put
 	require.Nil(t, r.staged)

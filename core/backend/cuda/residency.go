@@ -378,18 +378,18 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 // streamer's first slot now, for its MSM to come: called where the link
 // would otherwise be idle (during h's NTTs for H, during a resident L for
 // A), so that the set's MSM starts on a chunk already there. A set that
-// stays resident, or a streamer not yet made, is left alone (staging
-// allocates nothing); a failed put is dropped and the MSM puts the chunk
+// is or may become resident, a streamer not yet made or in use (another
+// partition's streamed MSM: staging never waits), is left alone; staging
+// allocates nothing; a failed put is dropped and the MSM puts the chunk
 // again.
 func (r *residency[P, R, PR]) stage(points []P) {
-	if len(points) == 0 || r.resident(points) {
+	if len(points) == 0 || !r.streams(points) {
 		return
 	}
 	ss, ok := r.store.(streamStore[P, R])
-	if !ok {
+	if !ok || !r.stMu.TryLock() {
 		return
 	}
-	r.stMu.Lock()
 	defer r.stMu.Unlock()
 	if r.st == nil {
 		return
@@ -409,6 +409,18 @@ func (r *residency[P, R, PR]) resident(points []P) bool {
 	defer r.mem.mu.Unlock()
 	_, ok := r.sets[keyOf(points)]
 	return ok
+}
+
+// streams reports whether points' MSM will stream them: no resident copy,
+// and none that the plan would make (handle).
+func (r *residency[P, R, PR]) streams(points []P) bool {
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	if _, ok := r.sets[keyOf(points)]; ok {
+		return false
+	}
+	_, fits := r.fitsLocked(len(points))
+	return !fits
 }
 
 // takeStagedLocked waits for a staged put and reports whether it put
