@@ -441,14 +441,23 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     // Windows in passes when the pairs' scratch would not fit (one pass for
     // 2^24 uniform scalars on the H200: 8.6 GB); the ones go with window 0.
     const cuzk_cuda_options o = cuzk::options();
-    const int per = cuzk::plan_passes(m, n1, nw, cuzk::available(), o.max_device_memory != 0, o.msm_max_pairs);
-    for (int w0 = 0; w0 < nw; w0 += per) {
+    // A pass whose scratch is refused (memory another thread took after
+    // the plan, a prefetch say) runs again with half its windows: a pass
+    // changes nothing outside its workspace until its last step (the
+    // window sums, or a streamed set's buckets), after its allocations.
+    int per = cuzk::plan_passes(m, n1, nw, cuzk::available(), o.max_device_memory != 0, o.msm_max_pairs);
+    for (int w0 = 0; w0 < nw;) {
         const int nwg = std::min(per, nw - w0);
         const size_t n1g = w0 == 0 ? n1 : 0;
         if ((size_t)nwg * m + n1g >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
         int rc = msm_pass<F>(set, d_scalars, dense.as<uint32_t>(), m, ones.as<uint32_t>(), n1g, c, nw, w0, nwg, out->w + w0, acc,
                              ph, err, errlen);
+        if (rc == cuzk::cuda_code(cudaErrorMemoryAllocation) && nwg > 1) {
+            per = nwg / 2;
+            continue;
+        }
         if (rc) return rc;
+        w0 += nwg;
     }
     out->nw = acc ? 0 : nw;
     ph.mark("windows");
