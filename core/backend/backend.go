@@ -133,6 +133,19 @@ type MemoryReporter interface {
 	DeviceMemory() (held, peak, cap uint64, err error)
 }
 
+// PrefetchReporter is implemented by backends that copy a partition's a,
+// b, c ahead of its h (Prefetcher): how often they went up whole, a alone
+// (room under the cap for one vector, b and c when h starts), or not at
+// all (no room: h uploads them, waiting for a).
+type PrefetchReporter interface {
+	Prefetches() Prefetches
+}
+
+// Prefetches counts a device's a, b, c prefetches by outcome.
+type Prefetches struct {
+	Whole, AOnly, Refused uint64
+}
+
 // StreamReporter is implemented by backends that stream parameter points
 // that do not stay on their device: the host-to-device bytes streamed so
 // far (0 while every set stays resident).

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -223,4 +224,41 @@ func TestFailedDeviceChecksNoSubgroup(t *testing.T) {
 	_, err := e.devices[0].lock.run(0, func(int64) error { return errIllegalAddress })
 	require.ErrorIs(t, err, backend.ErrDeviceFailed)
 	require.Nil(t, e.SubgroupChecker(), "a parameter load does not use a device out of service")
+}
+
+// reportingBackend reports device memory, streamed points and prefetches
+// as a capped GPU does.
+type reportingBackend struct{ cpu.Backend }
+
+func (reportingBackend) Name() string { return "gpu-capped" }
+func (reportingBackend) DeviceMemory() (uint64, uint64, uint64, error) {
+	return 3 << 30, 5 << 30, 15 << 30, nil
+}
+func (reportingBackend) StreamedBytes() uint64           { return 7 << 30 }
+func (reportingBackend) StreamedCopyTime() time.Duration { return 2 * time.Second }
+func (reportingBackend) Prefetches() backend.Prefetches {
+	return backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2}
+}
+
+// The status carries each device's memory count, streamed bytes and copy
+// time, and its a, b, c prefetches by outcome, under their JSON names.
+func TestStatusReportsDeviceCounts(t *testing.T) {
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{&reportingBackend{}}})
+	st := e.Status()
+	require.Len(t, st.Devices, 1)
+	d := st.Devices[0]
+	require.EqualValues(t, 15<<30, d.MemoryCap)
+	require.Equal(t, backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2},
+		backend.Prefetches{Whole: d.PrefetchWhole, AOnly: d.PrefetchAOnly, Refused: d.PrefetchRefused})
+	js, err := json.Marshal(d)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(js, &m))
+	for k, v := range map[string]float64{
+		"device_memory_held_bytes": 3 << 30, "device_memory_peak_bytes": 5 << 30, "device_memory_cap_bytes": 15 << 30,
+		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2,
+		"device_prefetch_abc": 1, "device_prefetch_a_alone": 4, "device_prefetch_refused": 2,
+	} {
+		require.Equal(t, v, m[k], k)
+	}
 }

@@ -106,6 +106,12 @@ type DeviceStatus struct {
 	// StreamedCopy is the time those copies took (bytes over it: the
 	// achieved host-to-device bandwidth).
 	StreamedCopy time.Duration `json:"-"` // device_streamed_copy_seconds
+	// Partitions whose a, b, c went up ahead of h: whole, a alone (room
+	// under the cap for one vector), or not at all (no room: h waited for
+	// their upload).
+	PrefetchWhole   uint64 `json:"device_prefetch_abc,omitempty"`
+	PrefetchAOnly   uint64 `json:"device_prefetch_a_alone,omitempty"`
+	PrefetchRefused uint64 `json:"device_prefetch_refused,omitempty"`
 }
 
 // MarshalJSON writes the lock wait, busy and copy times in seconds.
@@ -185,6 +191,10 @@ func (e *Engine) Status() Status {
 		}
 		if sr, ok := d.be.(backend.StreamReporter); ok {
 			ds.StreamedBytes, ds.StreamedCopy = sr.StreamedBytes(), sr.StreamedCopyTime()
+		}
+		if pr, ok := d.be.(backend.PrefetchReporter); ok {
+			p := pr.Prefetches()
+			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused
 		}
 		st.Devices = append(st.Devices, ds)
 	}

@@ -955,6 +955,14 @@ int main(int argc, char** argv) {
     double copy_s = json_number(status, "device_streamed_copy_seconds");
     double dev_busy[64]; /* the engine's busy seconds per device, in its status order */
     int ndev_busy = json_numbers(status, "busy_seconds", dev_busy, 64);
+    /* partitions whose a, b, c went up ahead of h: whole, a alone, not at all (every device) */
+    static const char* const pre_keys[3] = {"device_prefetch_abc", "device_prefetch_a_alone", "device_prefetch_refused"};
+    double pre[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        double v[64];
+        int nv = json_numbers(status, pre_keys[k], v, 64);
+        for (int i = 0; i < nv; i++) pre[k] += v[i];
+    }
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -1080,6 +1088,13 @@ int main(int argc, char** argv) {
                    streamed * 1.073741824 / copy_s, copy_s);
             metric(NULL, "copy_bandwidth", streamed * 1.073741824 / copy_s, "GB/s");
         }
+    }
+    if (pre[0] + pre[1] + pre[2] > 0) {
+        printf("%-32s %12.0f / %.0f / %.0f  partitions (whole / a alone / refused)\n", "a, b, c prefetched ahead of h",
+               pre[0], pre[1], pre[2]);
+        metric(NULL, "prefetch_abc_whole", pre[0], "partitions");
+        metric(NULL, "prefetch_a_alone", pre[1], "partitions");
+        metric(NULL, "prefetch_refused", pre[2], "partitions");
     }
     if (ndev_busy > 1) { /* the engine's own account: each device's time under its lock */
         printf("%-32s", "engine busy, each device (s)");

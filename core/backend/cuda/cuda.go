@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -244,6 +245,13 @@ type Backend struct {
 	preMu sync.Mutex
 	pre   map[*fr.Element]*prefetch
 	abc   map[*fr.Element]*abcPrefetch
+	// a, b, c prefetches by outcome (backend.PrefetchReporter)
+	preWhole, preAOnly, preRefused atomic.Uint64
+}
+
+// Prefetches is backend.PrefetchReporter.
+func (b *Backend) Prefetches() backend.Prefetches {
+	return backend.Prefetches{Whole: b.preWhole.Load(), AOnly: b.preAOnly.Load(), Refused: b.preRefused.Load()}
 }
 
 // residentShare is the share of the device's free memory at start that

@@ -287,10 +287,12 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 		} else {
 			be = gpu(t)
 		}
+		runs := uint64(0)
 		for _, k := range sizes(t) {
 			if k > 20 {
 				continue
 			}
+			runs++
 			n := 1 << k
 			pts := testPoints(t, n-1)
 			for _, aOnly := range []bool{false, true} {
@@ -308,6 +310,7 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 				require.Positive(t, be.g1.stagedChunks.Load(), "H's first chunk staged")
 			}
 		}
+		require.Equal(t, backend.Prefetches{Whole: runs, AOnly: runs}, be.Prefetches(), "each prefetch counted by its outcome")
 		be.Close()
 	}
 }

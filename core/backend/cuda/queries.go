@@ -95,17 +95,21 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		return
 	}
 	vec := uint64(n) * scalarSize
+	done := false
 	switch {
 	case b.roomFor(3*vec, n):
-		b.prefetchABC(a, bb, c, false)
+		done = b.prefetchABC(a, bb, c, false)
 	case b.roomFor(vec, n):
-		b.prefetchABC(a, bb, c, true)
+		done = b.prefetchABC(a, bb, c, true)
+	}
+	if !done {
+		b.preRefused.Add(1)
 	}
 }
 
 // prefetchABC starts copying a, b, c (aOnly: a alone) for HMSM on the
-// same slices.
-func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) {
+// same slices, and counts it; false: the upload failed.
+func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: len(a), aOnly: aOnly}
 	pb, pc := ptr(bb), ptr(c)
 	if aOnly {
@@ -113,9 +117,16 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) {
 	}
 	if call("abc upload", func(e *C.char) C.int {
 		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), pb, pc, C.size_t(x.n), &x.h, e, errLen)
-	}) == nil {
-		b.freeABC(slot(b, &b.abc, &a[0], x))
+	}) != nil {
+		return false
 	}
+	b.freeABC(slot(b, &b.abc, &a[0], x))
+	if aOnly {
+		b.preAOnly.Add(1)
+	} else {
+		b.preWhole.Add(1)
+	}
+	return true
 }
 
 // roomFor reports whether a prefetch of bytes for a partition of n rows
