@@ -262,7 +262,6 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
         const uint32_t* sv = ws.sorted_vals.as<uint32_t>();
         if (px) {
             k_subsum<F><<<grid, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid, sv, set->pts, px);
-            CKR(cudaGetLastError());
             k_piece_jac<<<blocks(total), THREADS>>>(px, total, sums);
         } else {
             k_subsum<F><<<grid, 128>>>(piece_start, piece_len, total, cell_first_piece, ncell, ws.valid, sv, set->pts, sums);

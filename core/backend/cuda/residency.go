@@ -91,7 +91,7 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 
 	stMu   sync.Mutex // one streamed MSM at a time uses the streamer
 	st     any        // the streamer, made on first use and kept
-	staged *staged    // a set's first chunk put ahead of its MSM (stage); guarded by stMu
+	staged *staged[P] // a set's first chunk put ahead of its MSM (stage); guarded by stMu
 
 	streamedChunks atomic.Int64
 	stagedChunks   atomic.Int64 // first chunks put ahead by stage and used
@@ -101,9 +101,8 @@ type residency[P comparable, R any, PR jacobian[R]] struct {
 
 // staged is a set's first chunk put into the streamer's slot 0 ahead of
 // the set's MSM (residency.stage), by a goroutine that reports on done.
-type staged struct {
-	key  any // the set's setKey
-	n    int // its points in the chunk
+type staged[P comparable] struct {
+	key  setKey[P]
 	done chan error
 }
 
@@ -397,7 +396,7 @@ func (r *residency[P, R, PR]) stage(points []P) {
 	r.drainStagedLocked()
 	r.pinOnce(ss, points)
 	first := points[:min(r.chunk, len(points))]
-	st := &staged{key: keyOf(points), n: len(first), done: make(chan error, 1)}
+	st := &staged[P]{key: keyOf(points), done: make(chan error, 1)}
 	stream := r.st
 	go func() { st.done <- ss.put(stream, 0, first) }()
 	r.staged = st
@@ -414,25 +413,26 @@ func (r *residency[P, R, PR]) resident(points []P) bool {
 // streams reports whether points' MSM will stream them: no resident copy,
 // and none that the plan would make (handle).
 func (r *residency[P, R, PR]) streams(points []P) bool {
-	r.mem.mu.Lock()
-	defer r.mem.mu.Unlock()
-	if _, ok := r.sets[keyOf(points)]; ok {
+	if r.resident(points) {
 		return false
 	}
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
 	_, fits := r.fitsLocked(len(points))
 	return !fits
 }
 
 // takeStagedLocked waits for a staged put and reports whether it put
-// points' first chunk (n points) into slot 0; stMu held.
-func (r *residency[P, R, PR]) takeStagedLocked(points []P, n int) bool {
+// points' first chunk into slot 0 (the chunk size is the residency's, the
+// key holds the set's length); stMu held.
+func (r *residency[P, R, PR]) takeStagedLocked(points []P) bool {
 	st := r.staged
 	if st == nil {
 		return false
 	}
 	r.staged = nil
 	err := <-st.done
-	return err == nil && st.n == n && st.key == any(keyOf(points))
+	return err == nil && st.key == keyOf(points)
 }
 
 // drainStagedLocked waits for a staged put, whose chunk is then unused;
@@ -450,7 +450,7 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 	n := len(points)
 	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
 	chunks := (n + r.chunk - 1) / r.chunk
-	if r.takeStagedLocked(points, len(part(0))) {
+	if r.takeStagedLocked(points) {
 		r.stagedChunks.Add(1)
 	} else if err := ss.put(r.st, 0, part(0)); err != nil {
 		return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
