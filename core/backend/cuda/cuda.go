@@ -506,10 +506,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 		start := time.Now()
 		abc := b.takeABC(a, bb, c)
 		if abc == nil {
-			err = call("abc upload", func(e *C.char) C.int {
-				return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), &abc, e, errLen)
-			})
-			if err != nil {
+			if abc, err = b.uploadABC(a, bb, c); err != nil {
 				return res, 0, 0, err
 			}
 		}

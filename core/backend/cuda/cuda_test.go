@@ -315,6 +315,26 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 	}
 }
 
+// Misuse of an a, b, c handle at the C boundary is refused with a clear
+// error, the handle still freeable: b without c, b and c added to a handle
+// that has them, or added as NULL.
+func TestABCHandleMisuseRefused(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	a, b, c := random(t, 1<<10), random(t, 1<<10), random(t, 1<<10)
+	_, err := be.uploadABC(a, nil, c)
+	require.ErrorContains(t, err, "b and c are both given or both NULL")
+	whole, err := be.uploadABC(a, b, c)
+	require.NoError(t, err)
+	require.ErrorContains(t, be.addBC(whole, b, c), "uploaded already")
+	be.freeABC(&abcPrefetch{h: whole})
+	alone, err := be.uploadABC(a, nil, nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, be.addBC(alone, nil, c), "NULL handle, b or c")
+	require.NoError(t, be.addBC(alone, b, c), "the refusal left the handle usable")
+	be.freeABC(&abcPrefetch{h: alone})
+}
+
 func checkHMSM(t *testing.T, be *Backend) {
 	for _, k := range sizes(t) {
 		if k > 20 {

@@ -111,13 +111,13 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 // same slices, and counts it; false: the upload failed.
 func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: len(a), aOnly: aOnly}
-	pb, pc := ptr(bb), ptr(c)
+	var err error
 	if aOnly {
-		pb, pc = nil, nil
+		x.h, err = b.uploadABC(a, nil, nil)
+	} else {
+		x.h, err = b.uploadABC(a, bb, c)
 	}
-	if call("abc upload", func(e *C.char) C.int {
-		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), pb, pc, C.size_t(x.n), &x.h, e, errLen)
-	}) != nil {
+	if err != nil {
 		return false
 	}
 	b.freeABC(slot(b, &b.abc, &a[0], x))
@@ -180,13 +180,27 @@ func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
 		b.freeABC(x)
 		return nil
 	}
-	if x.aOnly && call("abc add", func(e *C.char) C.int {
-		return C.call_abcadd(b.lib.abcAdd, x.h, ptr(bb), ptr(c), e, errLen)
-	}) != nil {
+	if x.aOnly && b.addBC(x.h, bb, c) != nil {
 		b.freeABC(x)
 		return nil
 	}
 	return x.h
+}
+
+// uploadABC starts copying a, b, c to the device (cuzk_cuda_abc_upload);
+// bb and c nil: a alone, addBC puts them up later.
+func (b *Backend) uploadABC(a, bb, c []fr.Element) (unsafe.Pointer, error) {
+	var h unsafe.Pointer
+	err := call("abc upload", func(e *C.char) C.int {
+		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(len(a)), &h, e, errLen)
+	})
+	return h, err
+}
+
+// addBC starts copying b and c into a handle made with a alone
+// (cuzk_cuda_abc_add).
+func (b *Backend) addBC(h unsafe.Pointer, bb, c []fr.Element) error {
+	return call("abc add", func(e *C.char) C.int { return C.call_abcadd(b.lib.abcAdd, h, ptr(bb), ptr(c), e, errLen) })
 }
 
 // ReleasePrefetch frees the prefetches of these slices that QueryMSMs
