@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 13
+#define CUZK_CUDA_ABI_VERSION 14
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -215,8 +215,11 @@ int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, siz
 /* What cuzk holds on device dev by its own count (held: cudaMalloc'd bytes
  * in 2 MiB pages plus the MSM pool's reservation), the most it held since
  * the options were last set or the peak reset (reset_peak = 1 resets it to
- * held after reading), and the cap in force (0: none). */
-int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset_peak, char* err, size_t errlen);
+ * held after reading), the cap in force (0: none), and (idle, may be NULL)
+ * the part of held that the MSM pool keeps without a user, which the next
+ * MSM's scratch takes first. */
+int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset_peak, char* err,
+                     size_t errlen);
 
 /* Streaming a point set that does not stay resident: a streamer of one
  * group (1: G1, 2: G2) on device dev holds two device buffers of chunk

@@ -34,7 +34,7 @@ typedef int (*subgroup_fn)(void*, size_t, size_t, size_t*, size_t*, char*, size_
 typedef int (*alloc_fn)(int, size_t, void**, char*, size_t);
 typedef int (*put_fn)(void*, size_t, const void*, size_t, char*, size_t);
 typedef int (*setopt_fn)(int, const cuzk_cuda_options*, char*, size_t);
-typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
+typedef int (*mem_fn)(int, uint64_t*, uint64_t*, uint64_t*, uint64_t*, int, char*, size_t);
 typedef int (*stnew_fn)(int, int, size_t, void**, char*, size_t);
 typedef int (*stput_fn)(void*, int, const void*, size_t, char*, size_t);
 typedef int (*stmsm_fn)(void*, int, void*, size_t, size_t, size_t, void*, char*, size_t);
@@ -141,8 +141,9 @@ static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }
 static int call_setopt(void* f, int d, const cuzk_cuda_options* o, char* e, size_t el) { return ((setopt_fn)f)(d, o, e, el); }
-static int call_mem(void* f, int d, uint64_t* held, uint64_t* peak, uint64_t* cap, int reset, char* e, size_t el) {
-    return ((mem_fn)f)(d, held, peak, cap, reset, e, el);
+static int call_mem(void* f, int d, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset, char* e,
+                    size_t el) {
+    return ((mem_fn)f)(d, held, peak, cap, idle, reset, e, el);
 }
 static int call_stnew(void* f, int d, int group, size_t chunk, void** h, char* e, size_t el) {
     return ((stnew_fn)f)(d, group, chunk, h, e, el);

@@ -92,15 +92,20 @@ func (p memPlan) reserve(n int) uint64 {
 
 // prefetchFits reports whether a prefetch of bytes for a partition of n
 // rows fits beside held bytes (the library's count: resident sets, stream
-// buffers, aux, and the MSM pool's reservation): the partition running on
-// the device may still need one vector of selected scalars (QueryMSMs
-// frees A's before B's are selected) and the scratch of an MSM over a
-// streamed chunk. A resident set's MSM over n points needs more scratch
-// than that, which the pool keeps from the last partition (counted in
-// held); on the first partition such an MSM plans its windows in passes
-// within what is left, and the library's count holds the cap whatever.
-func (p memPlan) prefetchFits(held, bytes uint64, n int) bool {
-	return p.cap == 0 || held+bytes+uint64(n)*scalarSize+p.msmScratch(min(n, p.chunk)) <= p.cap
+// buffers, aux, twiddle tables, and the MSM pool's reservation, of which
+// idle bytes have no user): the partition running on the device may still
+// need one vector of selected scalars (QueryMSMs frees A's before B's are
+// selected) and an MSM's scratch over n points, of which the pool's idle
+// bytes are already counted in held. (Counting a chunk's scratch on top of
+// the idle pool refused a alone under 24 GiB at 2^26 by ~0.2 GiB, session
+// 10: h then waited 46 ms for it.)
+func (p memPlan) prefetchFits(held, idle, bytes uint64, n int) bool {
+	if p.cap == 0 {
+		return true
+	}
+	scratch := p.msmScratch(n)
+	scratch -= min(scratch, idle)
+	return held+bytes+uint64(n)*scalarSize+scratch <= p.cap
 }
 
 // check refuses a partition of n rows that cannot run even with every

@@ -309,20 +309,25 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.ErrorContains(t, err, "134217728 rows needs at least 21.40 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
-	// 2^26 under 24 GiB (the library given 23): beside L resident (6 GiB),
-	// the stream buffers (4.7), aux (2) and the pool's scratch of L's MSM
-	// (3.75), a alone (2 GiB) may be prefetched, not a, b and c (6 GiB);
-	// under 16 (15), with nothing resident and a chunk's scratch in the
-	// pool, the same
+	// 2^26 under 24 GiB (the library given 23), session 10's counts:
+	// beside L resident (5.98 GiB), the stream buffers (4.71), the twiddle
+	// tables (2), aux (2) and the pool's idle scratch (3.78), a alone
+	// (2 GiB) may be prefetched, not a, b and c (6 GiB); on a first
+	// partition (the pool empty, no streamers yet) the scratch of an MSM
+	// over n points is kept free beside it
 	vec := uint64((1 << 26) * scalarSize)
-	held24, held16 := uint64(1645*GiB/100), uint64(74*GiB/10)
+	idle := uint64(378 * GiB / 100)
+	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + idle
 	p23, p15 := newMemPlan(23*GiB), newMemPlan(15*GiB)
-	require.True(t, p23.prefetchFits(held24, vec, 1<<26))
-	require.False(t, p23.prefetchFits(held24, 3*vec, 1<<26))
-	require.True(t, p15.prefetchFits(held16, vec, 1<<26))
-	require.False(t, p15.prefetchFits(held16, 3*vec, 1<<26))
-	require.False(t, p15.prefetchFits(12*GiB, vec, 1<<26), "no room beside a selection and a chunk's MSM")
-	require.True(t, newMemPlan(0).prefetchFits(1<<40, 3*vec, 1<<26), "no cap: a copy that does not fit fails and is dropped")
+	require.True(t, p23.prefetchFits(held24, idle, vec, 1<<26))
+	require.False(t, p23.prefetchFits(held24, idle, 3*vec, 1<<26))
+	require.False(t, p23.prefetchFits(held24, 0, vec, 1<<26), "the same held bytes with no idle pool: the MSM's scratch is still to come")
+	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, 1<<26), "first partition: L and aux held")
+	// under 16 (15): streamers, twiddles, aux and a pool of a chunk's
+	// scratch leave no room for a beside a selection and an MSM's scratch
+	held16 := uint64(471*GiB/100+4*GiB) + uint64(7*GiB/10)
+	require.False(t, p15.prefetchFits(held16, 7*GiB/10, vec, 1<<26))
+	require.True(t, newMemPlan(0).prefetchFits(1<<40, 0, 3*vec, 1<<26), "no cap: a copy that does not fit fails and is dropped")
 	// 2^26 under 16 GiB: no set of 2^26 G1 points (6 GiB) stays resident.
 	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
 	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))

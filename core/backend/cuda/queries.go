@@ -131,15 +131,15 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 
 // roomFor reports whether a prefetch of bytes for a partition of n rows
 // may start now under a cap: beside what the device holds, the partition
-// running there may still need a vector of selected scalars and a
-// streamed chunk's MSM scratch (devmem.go's prefetchFits). (Without a cap
+// running there may still need a vector of selected scalars and an MSM's
+// scratch beyond what the MSM pool keeps idle (devmem.go's prefetchFits). (Without a cap
 // a prefetch that does not fit fails and is dropped.)
 func (b *Backend) roomFor(bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
 	}
 	m, err := b.Memory(false)
-	return err == nil && b.mem.plan.prefetchFits(m.Held, bytes, n)
+	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Idle, bytes, n)
 }
 
 // slot puts v (nil: nothing) under key in a prefetch map and returns what
