@@ -15,7 +15,7 @@ namespace cuzk {
 int device_count(int* count, char* err, size_t errlen);
 int device_info(int dev, char* name, size_t namelen, size_t* total, size_t* freeb, char* err, size_t errlen);
 int set_options(int dev, const cuzk_cuda_options* o, char* err, size_t errlen);
-int memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset_peak, char* err,
+int memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset_peak, char* err,
            size_t errlen);
 int host_register(void* p, size_t bytes, char* err, size_t errlen);
 int host_unregister(void* p, char* err, size_t errlen);

@@ -19,9 +19,9 @@ extern "C" int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* o, char* 
     return cuzk::set_options(dev, o, err, errlen);
 }
 
-extern "C" int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset_peak,
+extern "C" int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset_peak,
                                 char* err, size_t errlen) {
-    return cuzk::memory(dev, held, peak, cap, idle, reset_peak, err, errlen);
+    return cuzk::memory(dev, held, peak, cap, pool, reset_peak, err, errlen);
 }
 
 extern "C" int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {

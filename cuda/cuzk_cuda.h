@@ -215,10 +215,11 @@ int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, siz
 /* What cuzk holds on device dev by its own count (held: cudaMalloc'd bytes
  * in 2 MiB pages plus the MSM pool's reservation), the most it held since
  * the options were last set or the peak reset (reset_peak = 1 resets it to
- * held after reading), the cap in force (0: none), and (idle, may be NULL)
- * the part of held that the MSM pool keeps without a user, which the next
- * MSM's scratch takes first. */
-int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset_peak, char* err,
+ * held after reading), the cap in force (0: none), and (pool, may be NULL)
+ * the part of held that the MSM pool reserves, in use by an MSM or idle:
+ * the scratch every later MSM takes first (one MSM at a time on a device
+ * returns it before the next). */
+int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset_peak, char* err,
                      size_t errlen);
 
 /* Streaming a point set that does not stay resident: a streamer of one

@@ -47,7 +47,7 @@ int cuzk::set_options(int dev, const cuzk_cuda_options* o, char* err, size_t err
     return 0;
 }
 
-int cuzk::memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset_peak, char* err,
+int cuzk::memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset_peak, char* err,
                  size_t errlen) {
     if (!held || !peak || !cap) return fail(err, errlen, 1, "NULL argument");
     if (int rc = check_device(dev, err, errlen)) return rc;
@@ -58,10 +58,10 @@ int cuzk::memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_
     *held = h;
     *peak = s.peak;
     *cap = s.opt.max_device_memory;
-    if (idle) {
-        uint64_t reserved = 0, used = 0;
-        if (s.opt.msm_pool) cuzk::pool_bytes(&reserved, &used);
-        *idle = reserved > used ? reserved - used : 0;
+    if (pool) {
+        uint64_t used = 0;
+        *pool = 0;
+        if (s.opt.msm_pool) cuzk::pool_bytes(pool, &used);
     }
     if (reset_peak) s.peak = h;
     return 0;

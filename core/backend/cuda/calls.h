@@ -141,9 +141,9 @@ static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }
 static int call_setopt(void* f, int d, const cuzk_cuda_options* o, char* e, size_t el) { return ((setopt_fn)f)(d, o, e, el); }
-static int call_mem(void* f, int d, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* idle, int reset, char* e,
+static int call_mem(void* f, int d, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset, char* e,
                     size_t el) {
-    return ((mem_fn)f)(d, held, peak, cap, idle, reset, e, el);
+    return ((mem_fn)f)(d, held, peak, cap, pool, reset, e, el);
 }
 static int call_stnew(void* f, int d, int group, size_t chunk, void** h, char* e, size_t el) {
     return ((stnew_fn)f)(d, group, chunk, h, e, el);

@@ -196,20 +196,21 @@ func (l *Library) SetOptions(dev int, o Options) error {
 	return call("set options", func(e *C.char) C.int { return C.call_setopt(l.setOptions, C.int(dev), &c, e, errLen) })
 }
 
-// Memory is what cuzk holds on a device by the library's own count; Idle
-// is the part of Held the MSM pool keeps without a user.
+// Memory is what cuzk holds on a device by the library's own count; Pool
+// is the part of Held that the MSM pool reserves (in use by an MSM or
+// idle).
 type Memory struct {
-	Held, Peak, Cap, Idle uint64
+	Held, Peak, Cap, Pool uint64
 }
 
 // Memory reads device dev's count; resetPeak restarts the peak from what
 // is held now (after reading it).
 func (l *Library) Memory(dev int, resetPeak bool) (Memory, error) {
-	var held, peak, cp, idle C.uint64_t
+	var held, peak, cp, pool C.uint64_t
 	err := call("memory", func(e *C.char) C.int {
-		return C.call_mem(l.memory, C.int(dev), &held, &peak, &cp, &idle, cbool(resetPeak), e, errLen)
+		return C.call_mem(l.memory, C.int(dev), &held, &peak, &cp, &pool, cbool(resetPeak), e, errLen)
 	})
-	return Memory{Held: uint64(held), Peak: uint64(peak), Cap: uint64(cp), Idle: uint64(idle)}, err
+	return Memory{Held: uint64(held), Peak: uint64(peak), Cap: uint64(cp), Pool: uint64(pool)}, err
 }
 
 // consts is the domain constants block of cuzk_cuda.h.

@@ -92,19 +92,26 @@ func (p memPlan) reserve(n int) uint64 {
 
 // prefetchFits reports whether a prefetch of bytes for a partition of n
 // rows fits beside held bytes (the library's count: resident sets, stream
-// buffers, aux, twiddle tables, and the MSM pool's reservation, of which
-// idle bytes have no user): the partition running on the device may still
-// need one vector of selected scalars (QueryMSMs frees A's before B's are
-// selected) and an MSM's scratch over n points, of which the pool's idle
-// bytes are already counted in held. (Counting a chunk's scratch on top of
-// the idle pool refused a alone under 24 GiB at 2^26 by ~0.2 GiB, session
-// 10: h then waited 46 ms for it.)
-func (p memPlan) prefetchFits(held, idle, bytes uint64, n int) bool {
+// buffers, aux, twiddle tables, and pool, the MSM pool's reservation): the
+// partition running on the device may still need one vector of selected
+// scalars (QueryMSMs frees A's before B's are selected) and its largest
+// MSM's scratch — over n points when a set is resident, else over a
+// streamed chunk — of which the pool's reservation is already counted in
+// held, whether an MSM uses it now or it is idle: a device runs one MSM
+// at a time, each taking the pool's memory first and giving it back.
+// (Counting a chunk's scratch on top of the pool refused a alone under
+// 24 GiB at 2^26 by ~0.2 GiB in session 10, and counting only the pool's
+// idle bytes refused it too in session 11: the prefetch comes while L's
+// MSM runs on the pool; h then waited ~50 ms for a's copy.)
+func (p memPlan) prefetchFits(held, pool, bytes uint64, n int, resident bool) bool {
 	if p.cap == 0 {
 		return true
 	}
-	scratch := p.msmScratch(n)
-	scratch -= min(scratch, idle)
+	scratch := p.msmScratch(min(n, p.chunk))
+	if resident {
+		scratch = p.msmScratch(n)
+	}
+	scratch -= min(scratch, pool)
 	return held+bytes+uint64(n)*scalarSize+scratch <= p.cap
 }
 

@@ -309,25 +309,33 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.ErrorContains(t, err, "134217728 rows needs at least 21.40 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
-	// 2^26 under 24 GiB (the library given 23), session 10's counts:
-	// beside L resident (5.98 GiB), the stream buffers (4.71), the twiddle
-	// tables (2), aux (2) and the pool's idle scratch (3.78), a alone
-	// (2 GiB) may be prefetched, not a, b and c (6 GiB); on a first
-	// partition (the pool empty, no streamers yet) the scratch of an MSM
-	// over n points is kept free beside it
+	// 2^26 under 24 GiB (the library given 23), session 10's counts: L
+	// resident (5.98 GiB), the stream buffers (4.71), the twiddle tables
+	// (2), aux (2) and the MSM pool (3.78, in use by L's MSM when the
+	// prefetch comes, session 11): a alone (2 GiB) may be prefetched, not
+	// a, b and c (6 GiB)
 	vec := uint64((1 << 26) * scalarSize)
-	idle := uint64(378 * GiB / 100)
-	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + idle
+	pool := uint64(378 * GiB / 100)
+	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + pool
 	p23, p15 := newMemPlan(23*GiB), newMemPlan(15*GiB)
-	require.True(t, p23.prefetchFits(held24, idle, vec, 1<<26))
-	require.False(t, p23.prefetchFits(held24, idle, 3*vec, 1<<26))
-	require.False(t, p23.prefetchFits(held24, 0, vec, 1<<26), "the same held bytes with no idle pool: the MSM's scratch is still to come")
-	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, 1<<26), "first partition: L and aux held")
-	// under 16 (15): streamers, twiddles, aux and a pool of a chunk's
-	// scratch leave no room for a beside a selection and an MSM's scratch
-	held16 := uint64(471*GiB/100+4*GiB) + uint64(7*GiB/10)
-	require.False(t, p15.prefetchFits(held16, 7*GiB/10, vec, 1<<26))
-	require.True(t, newMemPlan(0).prefetchFits(1<<40, 0, 3*vec, 1<<26), "no cap: a copy that does not fit fails and is dropped")
+	require.True(t, p23.prefetchFits(held24, pool, vec, 1<<26, true))
+	require.False(t, p23.prefetchFits(held24, pool, 3*vec, 1<<26, true))
+	require.False(t, p23.prefetchFits(held24, 0, vec, 1<<26, true),
+		"the pool's reservation not reported: an MSM's scratch over n points counted again beside it")
+	require.True(t, p23.prefetchFits(held24-pool+1*GiB, 1*GiB, vec, 1<<26, true),
+		"a pool trimmed to 1 GiB: held is less by what L's next MSM grows it again")
+	require.False(t, p23.prefetchFits(held24+GiB, pool, vec, 1<<26, true), "another GiB held: no room for a")
+	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, 1<<26, true), "first partition: L and aux held, the pool empty")
+	// under 16 (15): no set resident, so the largest MSM is over a chunk of
+	// 2^23 points, whose scratch the pool already holds (0.7 GiB): a alone
+	// fits beside streamers, twiddles, aux and a selection, not a, b and c
+	pool16 := uint64(7 * GiB / 10)
+	held16 := uint64(471*GiB/100+4*GiB) + pool16
+	require.True(t, p15.prefetchFits(held16, pool16, vec, 1<<26, false))
+	require.False(t, p15.prefetchFits(held16, pool16, 3*vec, 1<<26, false))
+	require.False(t, p15.prefetchFits(held16, pool16, vec, 1<<26, true),
+		"a set resident: its MSM's scratch over 2^26 points would not fit beside a")
+	require.True(t, newMemPlan(0).prefetchFits(1<<40, 0, 3*vec, 1<<26, true), "no cap: a copy that does not fit fails and is dropped")
 	// 2^26 under 16 GiB: no set of 2^26 G1 points (6 GiB) stays resident.
 	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
 	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))

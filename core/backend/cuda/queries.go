@@ -132,14 +132,17 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 // roomFor reports whether a prefetch of bytes for a partition of n rows
 // may start now under a cap: beside what the device holds, the partition
 // running there may still need a vector of selected scalars and an MSM's
-// scratch beyond what the MSM pool keeps idle (devmem.go's prefetchFits). (Without a cap
-// a prefetch that does not fit fails and is dropped.)
+// scratch beyond what the MSM pool reserves (devmem.go's prefetchFits).
+// (Without a cap a prefetch that does not fit fails and is dropped.)
 func (b *Backend) roomFor(bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
 	}
+	b.mem.mu.Lock()
+	resident := b.mem.used > 0
+	b.mem.mu.Unlock()
 	m, err := b.Memory(false)
-	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Idle, bytes, n)
+	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Pool, bytes, n, resident)
 }
 
 // slot puts v (nil: nothing) under key in a prefetch map and returns what
