@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -274,6 +275,45 @@ func TestCappedMatchesCPU(t *testing.T) {
 	be.mem.mu.Unlock()
 	require.Positive(t, resident, "the small sets stay resident beside the streamed ones")
 	checkQueryMSMs(t, be)
+	checkCapped(t, be)
+}
+
+// Under a cap that keeps L resident and streams A, B_G1 and B_G2 (2^20:
+// 900 MiB), a partition's second query MSMs find the first chunks of A
+// and of B_G2 staged during L's MSM: the same results as the CPU's.
+func TestQueryStagingMatchesCPU(t *testing.T) {
+	if !slices.Contains(sizes(t), 20) {
+		t.Skip("needs 2^20 in CUZK_CUDA_SIZES")
+	}
+	o := benchOptions()
+	o.MaxDeviceMemory = 900 << 20
+	be := gpuWith(t, o)
+	defer be.Close()
+	n := 1 << 20
+	pts := testPoints(t, n)
+	ptsA, ptsB := slices.Clone(pts), slices.Clone(pts) // sets of their own (a set is known by its slice)
+	g2 := testPointsG2(t, n)
+	all := r1cs.NewBitmap(n)
+	for i := range n {
+		all.Set(i)
+	}
+	for run := range 2 {
+		aux := random(t, n)
+		q := &backend.QueryInput{Aux: aux, AAux: &all, BAux: &all, BInput: &r1cs.Bitmap{}, L: pts, A: ptsA, BG1: ptsB, BG2: g2}
+		out, err := be.QueryMSMs(q)
+		require.NoError(t, err)
+		want := cpuG1(t, pts, aux)
+		for name, got := range map[string]bls.G1Jac{"l": out.L, "a": out.A, "b_g1": out.B1} { // the same scalars over copies of the same points
+			require.True(t, want.Equal(&got), "run %d: %s", run, name)
+		}
+		want2 := cpuG2(t, g2, aux)
+		require.True(t, want2.Equal(&out.B2), "run %d: b_g2", run)
+	}
+	require.True(t, be.g1.resident(pts), "L resident")
+	require.False(t, be.g1.resident(ptsA), "A streamed")
+	require.False(t, be.g2.resident(g2), "B_G2 streamed")
+	require.Positive(t, be.g1.stagedChunks.Load(), "A's first chunk staged during L")
+	require.Positive(t, be.g2.stagedChunks.Load(), "B_G2's first chunk staged during L")
 	checkCapped(t, be)
 }
 

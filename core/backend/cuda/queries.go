@@ -334,9 +334,13 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		return nil
 	}
 	if b.g1.resident(q.L) {
-		// A's first chunk goes up while L's MSM runs on its resident copy
-		// and the link is otherwise idle (a set that streams; b.g1.stage)
+		// A's first chunk, and B_G2's into the G2 streamer (unused until
+		// B_G2), go up while L's MSM runs on its resident copy and the
+		// link is otherwise idle (sets that stream; residency.stage)
 		b.g1.stage(q.A)
+		if q.BG2 != nil {
+			b.g2.stage(q.BG2)
+		}
 	}
 	if err = g1(0, "l", q.L, aux, &out.L); err != nil {
 		return nil, err
