@@ -118,6 +118,10 @@ type PartitionReport struct {
 	Timeline Timeline        `json:"timeline"`
 	Stages   []groth16.Stage `json:"stages"`
 	Verified bool            `json:"verified"`
+	// ABCReadyMs is when a, b, c were ready for their prefetch to the
+	// device, in ms from the start of the locked region (negative: before
+	// it); absent without a prefetch.
+	ABCReadyMs *float64 `json:"abc_ready_ms,omitempty"`
 }
 
 // Result is a finished job.

@@ -28,5 +28,8 @@ func (e *Engine) logPartition(t *task, rep *PartitionReport) {
 	for _, s := range rep.Stages {
 		attrs = append(attrs, s.Name+"_ms", float64(s.Duration.Microseconds())/1000)
 	}
+	if rep.ABCReadyMs != nil {
+		attrs = append(attrs, "abc_ready_ms", *rep.ABCReadyMs)
+	}
 	e.log.Debug("partition proved", attrs...)
 }

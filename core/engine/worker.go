@@ -109,6 +109,10 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	t.tl.Assembled = e.clock.Now()
 	rep.Timeline = t.tl
 	rep.Stages = stages.Stages
+	if stages.ABCReady != nil {
+		ms := float64(stages.ABCReady.Microseconds()) / 1000
+		rep.ABCReadyMs = &ms
+	}
 	e.metrics.partitionDone(j, d, &rep)
 	j.mu.Lock()
 	j.proofs[t.idx] = *proof

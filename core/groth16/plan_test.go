@@ -70,8 +70,10 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			lock := &recordingLock{be: be}
 			th := &countingThrottle{}
 			after := 0
-			m, err := plan.Run(c.pk, asg, RunOptions{Lock: lock, Throttle: th, AfterRegion: func() error { after++; return nil }}, &Report{})
+			rep := &Report{}
+			m, err := plan.Run(c.pk, asg, RunOptions{Lock: lock, Throttle: th, AfterRegion: func() error { after++; return nil }}, rep)
 			require.NoError(t, err)
+			require.NotNil(t, rep.ABCReady, "when a, b, c were ready for their prefetch, against the region's start")
 			require.Equal(t, c.want.Bytes(), Assemble(&c.pk.VerifyingKey, &c.r, &c.s, m).Bytes(), "%s, G2 on the GPU %v", c.shape, onGPU)
 			require.Equal(t, 1, lock.prefetchesAtEntry, "aux uploaded before the lock")
 			require.Equal(t, 1, after)
@@ -84,8 +86,10 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			be = &queriesBackend{}
 			plan.Device = be
 			refused := errors.New("device out of service")
-			_, err = plan.Run(c.pk, c.assignment(t), RunOptions{Lock: &recordingLock{be: be, refuse: refused}, AfterRegion: func() error { after++; return nil }}, &Report{})
+			rep = &Report{}
+			_, err = plan.Run(c.pk, c.assignment(t), RunOptions{Lock: &recordingLock{be: be, refuse: refused}, AfterRegion: func() error { after++; return nil }}, rep)
 			require.ErrorIs(t, err, refused)
+			require.Nil(t, rep.ABCReady, "no region, no time against it")
 			require.Equal(t, 1, be.abcPrefetches, "the a, b, c upload waited for")
 			require.Equal(t, 1, be.releases, "and released")
 			require.Equal(t, 1, after, "nothing runs after a refused region")

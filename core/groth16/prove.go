@@ -84,6 +84,10 @@ func (s Stage) MarshalJSON() ([]byte, error) {
 type Report struct {
 	Stages []Stage
 	Total  time.Duration
+	// ABCReady is when a, b, c were ready and their prefetch was asked
+	// for, from the start of the device region (negative: before it); nil
+	// without a prefetch.
+	ABCReady *time.Duration
 
 	// progress is told of each stage begun and ended; steps is the
 	// stages of the whole proof.

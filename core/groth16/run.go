@@ -88,9 +88,17 @@ func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *
 	if p.Prefetch {
 		up = startUploads(p.Device.(backend.Prefetcher), asg)
 	}
-	err := lock.Run(func() error { return p.region(pk, asg, prep, up, res, rep) })
+	var regionStart time.Time
+	err := lock.Run(func() error {
+		regionStart = time.Now()
+		return p.region(pk, asg, prep, up, res, rep)
+	})
 	if up != nil {
 		up.release() // before a, b, c may be reused (AfterRegion)
+		if !up.readyAt.IsZero() && !regionStart.IsZero() {
+			d := up.readyAt.Sub(regionStart)
+			rep.ABCReady = &d
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -227,6 +235,7 @@ type uploads struct {
 	abc          chan error    // the a, b, c goroutine's end
 	abcErr       error
 	waited       bool
+	readyAt      time.Time // when a, b, c were ready and their prefetch asked for (set before abc is sent)
 }
 
 func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
@@ -237,6 +246,7 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 	go func() {
 		err := asg.ready()
 		if err == nil {
+			u.readyAt = time.Now()
 			pf.Prefetch(u.a, u.b, u.c, nil)
 		}
 		u.abc <- err

@@ -249,6 +249,11 @@ type Backend struct {
 	abc   map[*fr.Element]*abcPrefetch
 	// a, b, c prefetches by outcome (backend.PrefetchReporter)
 	preWhole, preAOnly, preRefused atomic.Uint64
+	// qs is the running query stage's allocations (devmem.go's
+	// queryStage), changed with them and read with the device's count
+	// under qsMu, so that Prefetch sees the two agree.
+	qsMu sync.Mutex
+	qs   queryStage
 }
 
 // Prefetches is backend.PrefetchReporter.

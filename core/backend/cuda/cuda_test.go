@@ -280,7 +280,9 @@ func TestCappedMatchesCPU(t *testing.T) {
 
 // Under a cap that keeps L resident and streams A, B_G1 and B_G2 (2^20:
 // 900 MiB), a partition's second query MSMs find the first chunks of A
-// and of B_G2 staged during L's MSM: the same results as the CPU's.
+// and of B_G2 staged during L's MSM, while a, b, c are prefetched beside
+// them (Prefetch reads the query stage's vectors with the device's count):
+// the same results as the CPU's, the count never past the cap.
 func TestQueryStagingMatchesCPU(t *testing.T) {
 	if !slices.Contains(sizes(t), 20) {
 		t.Skip("needs 2^20 in CUZK_CUDA_SIZES")
@@ -290,8 +292,10 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 	be := gpuWith(t, o)
 	defer be.Close()
 	n := 1 << 20
+	require.NoError(t, be.CheckRows(n)) // the plan for partitions of 2^20 rows, as the engine makes it
 	pts := testPoints(t, n)
 	ptsA, ptsB := slices.Clone(pts), slices.Clone(pts) // sets of their own (a set is known by its slice)
+	ptsH := testPoints(t, n-1)
 	g2 := testPointsG2(t, n)
 	all := r1cs.NewBitmap(n)
 	for i := range n {
@@ -299,21 +303,33 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 	}
 	for run := range 2 {
 		aux := random(t, n)
+		a, bb, c := random(t, n), random(t, n), random(t, n)
+		ca, cb, cc := slices.Clone(a), slices.Clone(bb), slices.Clone(c)
 		q := &backend.QueryInput{Aux: aux, AAux: &all, BAux: &all, BInput: &r1cs.Bitmap{}, L: pts, A: ptsA, BG1: ptsB, BG2: g2}
+		prefetched := make(chan struct{})
+		go func() { defer close(prefetched); be.Prefetch(a, bb, c, nil) }()
 		out, err := be.QueryMSMs(q)
 		require.NoError(t, err)
+		<-prefetched
 		want := cpuG1(t, pts, aux)
 		for name, got := range map[string]bls.G1Jac{"l": out.L, "a": out.A, "b_g1": out.B1} { // the same scalars over copies of the same points
 			require.True(t, want.Equal(&got), "run %d: %s", run, name)
 		}
 		want2 := cpuG2(t, g2, aux)
 		require.True(t, want2.Equal(&out.B2), "run %d: b_g2", run)
+		h, _, _, err := be.HMSM(ptsH, a, bb, c)
+		require.NoError(t, err)
+		wantH := cpuG1(t, ptsH, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
+		require.True(t, wantH.Equal(&h), "run %d: h", run)
 	}
 	require.True(t, be.g1.resident(pts), "L resident")
 	require.False(t, be.g1.resident(ptsA), "A streamed")
 	require.False(t, be.g2.resident(g2), "B_G2 streamed")
 	require.Positive(t, be.g1.stagedChunks.Load(), "A's first chunk staged during L")
 	require.Positive(t, be.g2.stagedChunks.Load(), "B_G2's first chunk staged during L")
+	p := be.Prefetches()
+	t.Logf("a, b, c prefetches beside the query MSMs: %d whole, %d a alone, %d refused", p.Whole, p.AOnly, p.Refused)
+	require.EqualValues(t, 2, p.Whole+p.AOnly+p.Refused, "each prefetch counted once")
 	checkCapped(t, be)
 }
 

@@ -93,17 +93,18 @@ func (p memPlan) reserve(n int) uint64 {
 // prefetchFits reports whether a prefetch of bytes for a partition of n
 // rows fits beside held bytes (the library's count: resident sets, stream
 // buffers, aux, twiddle tables, and pool, the MSM pool's reservation): the
-// partition running on the device may still need one vector of selected
-// scalars (QueryMSMs frees A's before B's are selected) and its largest
-// MSM's scratch — over n points when a set is resident, else over a
+// partition running on the device may still add query bytes (its query
+// stage's vectors still to come: queryStage.extra; QueryMSMs frees A's
+// selection before B's is made) and need its largest MSM's scratch — over n points when a set is resident, else over a
 // streamed chunk — of which the pool's reservation is already counted in
 // held, whether an MSM uses it now or it is idle: a device runs one MSM
 // at a time, each taking the pool's memory first and giving it back.
 // (Counting a chunk's scratch on top of the pool refused a alone under
-// 24 GiB at 2^26 by ~0.2 GiB in session 10, and counting only the pool's
-// idle bytes refused it too in session 11: the prefetch comes while L's
-// MSM runs on the pool; h then waited ~50 ms for a's copy.)
-func (p memPlan) prefetchFits(held, pool, bytes uint64, n int, resident bool) bool {
+// 24 GiB at 2^26 in session 10, and counting the pool's idle bytes only,
+// with a selection always to come, refused it in session 11 under 24 and
+// 16 GiB: a, b, c are ready while the query MSMs run, on the pool and with
+// a selection held.)
+func (p memPlan) prefetchFits(held, pool, bytes, query uint64, n int, resident bool) bool {
 	if p.cap == 0 {
 		return true
 	}
@@ -112,7 +113,26 @@ func (p memPlan) prefetchFits(held, pool, bytes uint64, n int, resident bool) bo
 		scratch = p.msmScratch(n)
 	}
 	scratch -= min(scratch, pool)
-	return held+bytes+uint64(n)*scalarSize+scratch <= p.cap
+	return held+bytes+query+scratch <= p.cap
+}
+
+// queryStage is what QueryMSMs allocates on the device while it runs:
+// live, the bytes of its vectors held now (aux when it uploads it, one
+// selection of scalars), and peak, the most they will hold together from
+// now to its end (aux beside the larger selection still to come).
+type queryStage struct {
+	active     bool
+	live, peak uint64
+}
+
+// extra is what the query stage will still add to the device's count at
+// its peak, for a prefetch beside a partition of n rows: with no query
+// stage running, one selection of n scalars (the one to come).
+func (q queryStage) extra(n int) uint64 {
+	if !q.active {
+		return uint64(n) * scalarSize
+	}
+	return q.peak - min(q.peak, q.live)
 }
 
 // check refuses a partition of n rows that cannot run even with every

@@ -311,31 +311,44 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// 2^26 under 24 GiB (the library given 23), session 10's counts: L
 	// resident (5.98 GiB), the stream buffers (4.71), the twiddle tables
-	// (2), aux (2) and the MSM pool (3.78, in use by L's MSM when the
-	// prefetch comes, session 11): a alone (2 GiB) may be prefetched, not
-	// a, b and c (6 GiB)
+	// (2), aux (2) and the MSM pool (3.78, whether an MSM uses it or not).
+	// a, b, c are ready while the query MSMs run (session 11): with A's
+	// selection held (2 GiB) and B's to come after it is freed, a alone
+	// (2 GiB) fits, not a, b and c (6 GiB); counting a selection to come on
+	// top of the one held refused a (session 11's rule).
 	vec := uint64((1 << 26) * scalarSize)
 	pool := uint64(378 * GiB / 100)
 	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + pool
 	p23, p15 := newMemPlan(23*GiB), newMemPlan(15*GiB)
-	require.True(t, p23.prefetchFits(held24, pool, vec, 1<<26, true))
-	require.False(t, p23.prefetchFits(held24, pool, 3*vec, 1<<26, true))
-	require.False(t, p23.prefetchFits(held24, 0, vec, 1<<26, true),
+	duringA := queryStage{active: true, live: vec, peak: vec}
+	require.Zero(t, duringA.extra(1<<26))
+	require.True(t, p23.prefetchFits(held24+vec, pool, vec, duringA.extra(1<<26), 1<<26, true))
+	require.False(t, p23.prefetchFits(held24+vec, pool, vec, vec, 1<<26, true), "a selection counted twice")
+	require.False(t, p23.prefetchFits(held24+vec, pool, 3*vec, 0, 1<<26, true))
+	// before the region (no query stage yet: a selection to come)
+	require.Equal(t, vec, queryStage{}.extra(1<<26))
+	require.True(t, p23.prefetchFits(held24, pool, vec, queryStage{}.extra(1<<26), 1<<26, true))
+	require.False(t, p23.prefetchFits(held24, 0, vec, vec, 1<<26, true),
 		"the pool's reservation not reported: an MSM's scratch over n points counted again beside it")
-	require.True(t, p23.prefetchFits(held24-pool+1*GiB, 1*GiB, vec, 1<<26, true),
+	require.True(t, p23.prefetchFits(held24-pool+1*GiB, 1*GiB, vec, vec, 1<<26, true),
 		"a pool trimmed to 1 GiB: held is less by what L's next MSM grows it again")
-	require.False(t, p23.prefetchFits(held24+GiB, pool, vec, 1<<26, true), "another GiB held: no room for a")
-	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, 1<<26, true), "first partition: L and aux held, the pool empty")
+	require.False(t, p23.prefetchFits(held24+GiB, pool, vec, vec, 1<<26, true), "another GiB held: no room for a")
+	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, vec, 1<<26, true), "first partition: L and aux held, the pool empty")
+	// the stage's bytes still to come: aux uploaded by QueryMSMs beside the
+	// larger selection, then what is left of them
+	require.Equal(t, vec+2*vec, queryStage{active: true, live: 0, peak: vec + 2*vec}.extra(1<<26))
+	require.Equal(t, vec/2, queryStage{active: true, live: vec, peak: vec + vec/2}.extra(1<<26))
+	require.Zero(t, queryStage{active: true, live: 2 * vec, peak: vec}.extra(1<<26), "live past the peak: nothing to come")
 	// under 16 (15): no set resident, so the largest MSM is over a chunk of
 	// 2^23 points, whose scratch the pool already holds (0.7 GiB): a alone
 	// fits beside streamers, twiddles, aux and a selection, not a, b and c
 	pool16 := uint64(7 * GiB / 10)
 	held16 := uint64(471*GiB/100+4*GiB) + pool16
-	require.True(t, p15.prefetchFits(held16, pool16, vec, 1<<26, false))
-	require.False(t, p15.prefetchFits(held16, pool16, 3*vec, 1<<26, false))
-	require.False(t, p15.prefetchFits(held16, pool16, vec, 1<<26, true),
+	require.True(t, p15.prefetchFits(held16+vec, pool16, vec, 0, 1<<26, false))
+	require.False(t, p15.prefetchFits(held16+vec, pool16, 3*vec, 0, 1<<26, false))
+	require.False(t, p15.prefetchFits(held16+vec, pool16, vec, 0, 1<<26, true),
 		"a set resident: its MSM's scratch over 2^26 points would not fit beside a")
-	require.True(t, newMemPlan(0).prefetchFits(1<<40, 0, 3*vec, 1<<26, true), "no cap: a copy that does not fit fails and is dropped")
+	require.True(t, newMemPlan(0).prefetchFits(1<<40, 0, 3*vec, vec, 1<<26, true), "no cap: a copy that does not fit fails and is dropped")
 	// 2^26 under 16 GiB: no set of 2^26 G1 points (6 GiB) stays resident.
 	require.False(t, p16.residentFits(0, (1<<26)*g1Size, 1<<26))
 	require.True(t, p24.residentFits(0, (1<<26)*g1Size, 1<<26))

@@ -141,8 +141,25 @@ func (b *Backend) roomFor(bytes uint64, n int) bool {
 	b.mem.mu.Lock()
 	resident := b.mem.used > 0
 	b.mem.mu.Unlock()
+	b.qsMu.Lock()
+	defer b.qsMu.Unlock()
 	m, err := b.Memory(false)
-	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Pool, bytes, n, resident)
+	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Pool, bytes, b.qs.extra(n), n, resident)
+}
+
+// queryMem runs fn, an allocation or a free of QueryMSMs' vectors (nil:
+// none), and records the stage's live and peak bytes after it, under qsMu
+// (roomFor reads them with the device's count); live and peak 0: the
+// stage is over.
+func (b *Backend) queryMem(live, peak uint64, fn func() error) error {
+	b.qsMu.Lock()
+	defer b.qsMu.Unlock()
+	var err error
+	if fn != nil {
+		err = fn()
+	}
+	b.qs = queryStage{active: peak > 0, live: live, peak: peak}
+	return err
 }
 
 // slot puts v (nil: nothing) under key in a prefetch map and returns what
@@ -316,10 +333,20 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		out.Times[i] = now.Sub(start)
 		start = now
 	}
+	// the stage's vectors as Prefetch counts them (queryMem): aux when it
+	// is uploaded here, beside A's selection, then B's
 	aux := b.takePrefetch(q.Aux)
+	var auxUp uint64
+	if aux == nil {
+		auxUp = uint64(len(q.Aux)) * scalarSize
+	}
+	sa, sb := uint64(len(q.A))*scalarSize, uint64(len(q.BG1))*scalarSize
+	defer func() { _ = b.queryMem(0, 0, nil) }() // the stage is over
 	var err error
 	if aux == nil {
-		aux, err = b.uploadScalars(q.Aux)
+		err = b.queryMem(auxUp, auxUp+max(sa, sb), func() (err error) { aux, err = b.uploadScalars(q.Aux); return })
+	} else {
+		_ = b.queryMem(0, max(sa, sb), nil)
 	}
 	if err != nil {
 		return nil, err
@@ -345,12 +372,14 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 	if err = g1(0, "l", q.L, aux, &out.L); err != nil {
 		return nil, err
 	}
-	a, err := b.selectScalars(aux, q.Inputs, q.AAux)
+	var a *scalars
+	err = b.queryMem(auxUp+sa, auxUp+max(sa, sb), func() (err error) { a, err = b.selectScalars(aux, q.Inputs, q.AAux); return })
 	if err != nil {
 		return nil, err
 	}
 	err = g1(1, "a", q.A, a, &out.A)
-	a.free() // before the B scalars are selected: two vectors of n at most (devmem.go's plan)
+	// before the B scalars are selected: two vectors of n at most (devmem.go's plan)
+	_ = b.queryMem(auxUp, auxUp+sb, func() error { a.free(); return nil })
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +389,8 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 			head = append(head, q.Inputs[i])
 		}
 	}
-	bs, err := b.selectScalars(aux, head, q.BAux)
+	var bs *scalars
+	err = b.queryMem(auxUp+sb, auxUp+sb, func() (err error) { bs, err = b.selectScalars(aux, head, q.BAux); return })
 	if err != nil {
 		return nil, err
 	}
