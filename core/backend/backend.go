@@ -154,4 +154,13 @@ type StreamReporter interface {
 	// StreamedCopyTime is the time those copies took: the achieved
 	// host-to-device bandwidth is StreamedBytes over it.
 	StreamedCopyTime() time.Duration
+	// Chunks is the streamed chunks so far, and of them the first chunks
+	// of a G1 and of a G2 set put ahead of their MSM while the link was
+	// otherwise idle (staged).
+	Chunks() StreamChunks
+}
+
+// StreamChunks counts a device's streamed chunks (StreamReporter).
+type StreamChunks struct {
+	Streamed, StagedG1, StagedG2 uint64
 }

@@ -236,6 +236,9 @@ func (reportingBackend) DeviceMemory() (uint64, uint64, uint64, error) {
 }
 func (reportingBackend) StreamedBytes() uint64           { return 7 << 30 }
 func (reportingBackend) StreamedCopyTime() time.Duration { return 2 * time.Second }
+func (reportingBackend) Chunks() backend.StreamChunks {
+	return backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3}
+}
 func (reportingBackend) Prefetches() backend.Prefetches {
 	return backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2}
 }
@@ -257,6 +260,7 @@ func TestStatusReportsDeviceCounts(t *testing.T) {
 	for k, v := range map[string]float64{
 		"device_memory_held_bytes": 3 << 30, "device_memory_peak_bytes": 5 << 30, "device_memory_cap_bytes": 15 << 30,
 		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2,
+		"device_streamed_chunks": 40, "device_staged_chunks_g1": 9, "device_staged_chunks_g2": 3,
 		"device_prefetch_abc": 1, "device_prefetch_a_alone": 4, "device_prefetch_refused": 2,
 	} {
 		require.Equal(t, v, m[k], k)

@@ -106,6 +106,11 @@ type DeviceStatus struct {
 	// StreamedCopy is the time those copies took (bytes over it: the
 	// achieved host-to-device bandwidth).
 	StreamedCopy time.Duration `json:"-"` // device_streamed_copy_seconds
+	// The chunks streamed, and of them the first chunks of G1 and G2 sets
+	// put ahead of their MSM while the link was otherwise idle.
+	StreamedChunks uint64 `json:"device_streamed_chunks,omitempty"`
+	StagedG1       uint64 `json:"device_staged_chunks_g1,omitempty"`
+	StagedG2       uint64 `json:"device_staged_chunks_g2,omitempty"`
 	// Partitions whose a, b, c went up ahead of h: whole, a alone (room
 	// under the cap for one vector), or not at all (no room: h waited for
 	// their upload).
@@ -191,6 +196,8 @@ func (e *Engine) Status() Status {
 		}
 		if sr, ok := d.be.(backend.StreamReporter); ok {
 			ds.StreamedBytes, ds.StreamedCopy = sr.StreamedBytes(), sr.StreamedCopyTime()
+			c := sr.Chunks()
+			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = c.Streamed, c.StagedG1, c.StagedG2
 		}
 		if pr, ok := d.be.(backend.PrefetchReporter); ok {
 			p := pr.Prefetches()

@@ -367,6 +367,17 @@ static double json_number(const char* json, const char* key) {
     return best;
 }
 
+/* json_sums writes, for each of nk keys, the sum of its numbers in a JSON
+ * text (over every device for a device field; 0 when absent). */
+static void json_sums(const char* json, const char* const* keys, int nk, double* out) {
+    for (int k = 0; k < nk; k++) {
+        double v[64];
+        int n = json_numbers(json, keys[k], v, 64);
+        out[k] = 0;
+        for (int i = 0; i < n; i++) out[k] += v[i];
+    }
+}
+
 /* The sampler: every 100 ms, the mean utilisation of the watched GPUs and
  * their memory in use (its peak). */
 typedef struct sampler {
@@ -957,12 +968,13 @@ int main(int argc, char** argv) {
     int ndev_busy = json_numbers(status, "busy_seconds", dev_busy, 64);
     /* partitions whose a, b, c went up ahead of h: whole, a alone, not at all (every device) */
     static const char* const pre_keys[3] = {"device_prefetch_abc", "device_prefetch_a_alone", "device_prefetch_refused"};
-    double pre[3] = {0, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        double v[64];
-        int nv = json_numbers(status, pre_keys[k], v, 64);
-        for (int i = 0; i < nv; i++) pre[k] += v[i];
-    }
+    double pre[3];
+    json_sums(status, pre_keys, 3, pre);
+    /* chunks streamed, and first chunks staged ahead of their MSM by group (every device) */
+    static const char* const chunk_keys[3] = {"device_streamed_chunks", "device_staged_chunks_g1",
+                                              "device_staged_chunks_g2"};
+    double chunks[3];
+    json_sums(status, chunk_keys, 3, chunks);
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -1088,6 +1100,11 @@ int main(int argc, char** argv) {
                    streamed * 1.073741824 / copy_s, copy_s);
             metric(NULL, "copy_bandwidth", streamed * 1.073741824 / copy_s, "GB/s");
         }
+        printf("%-32s %12.0f  (of them staged ahead while the link was idle: %.0f G1, %.0f G2)\n",
+               "  chunks streamed", chunks[0], chunks[1], chunks[2]);
+        metric(NULL, "streamed_chunks", chunks[0], "count");
+        metric(NULL, "staged_chunks_g1", chunks[1], "count");
+        metric(NULL, "staged_chunks_g2", chunks[2], "count");
     }
     if (pre[0] + pre[1] + pre[2] > 0) {
         printf("%-32s %12.0f / %.0f / %.0f  partitions (whole / a alone / refused)\n", "a, b, c prefetched ahead of h",

@@ -328,6 +328,13 @@ func (b *Backend) StreamedChunks() int64 {
 	return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load()
 }
 
+// Chunks is backend.StreamReporter: the chunks streamed, and the first
+// chunks staged ahead of their MSM by group.
+func (b *Backend) Chunks() backend.StreamChunks {
+	return backend.StreamChunks{Streamed: uint64(b.StreamedChunks()),
+		StagedG1: uint64(b.g1.stagedChunks.Load()), StagedG2: uint64(b.g2.stagedChunks.Load())}
+}
+
 // deviceStore is the library's point-set calls of one group for one
 // device.
 type deviceStore[P, R any, PR jacobian[R]] struct {
