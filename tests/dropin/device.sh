@@ -20,7 +20,8 @@
 # benchmark key, seconds at any size: proofs do not verify, so the engine's
 # verification and the bench's are turned off and the proofs are compared
 # across calls, modes and with DROPIN_CPU=1 the CPU backend's),
-# CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs).
+# CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs),
+# DROPIN_BENCH_ARGS (more bench flags, e.g. --keep-abc).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}
@@ -50,6 +51,8 @@ if [ "$key" = tiled ]; then
 fi
 cfgargs=()
 [ -n "$config" ] && cfgargs=(--config "$config")
+benchargs=()
+read -r -a benchargs <<<"${DROPIN_BENCH_ARGS:-}"
 steps=${*:-prepare srs bench}
 has() { [[ " $steps " == *" $1 "* ]]; }
 cuzk=$root/bin/cuzk
@@ -126,7 +129,7 @@ if has bench; then
   for n in $ns; do
     log=$out/bench-2^$S-n$n.log
     timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
-      --calls "$calls" --depth "$depth" --mode both "${cfgargs[@]}" "${noverify[@]}"
+      --calls "$calls" --depth "$depth" --mode both "${cfgargs[@]}" "${noverify[@]}" "${benchargs[@]}"
     sed -n '/^drop-in bench/,/^proofs:/p' "$log"
   done
 fi

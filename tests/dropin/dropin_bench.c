@@ -46,6 +46,9 @@
  *   --config X      engine configuration (TOML or JSON text, or a file
  *                   holding it), applied with cuzk_config before anything
  *   --no-verify     skip the verification of the proofs (see below)
+ *   --keep-abc      async: free a, b, c after finalize instead of when start
+ *                   returns (bellperson's way), to see what their freeing
+ *                   beside the device's work costs
  *   --srs-only      time create_SRS alone and exit
  *   --proofs-out F  write the first call's proofs (384 bytes each, in
  *                   memory layout) to F, to compare runs across processes
@@ -465,6 +468,7 @@ typedef struct bench {
     int ndumps;
     size_t circuits;
     int calls, depth, gpu_index;
+    int keep_abc; /* async: a, b, c freed after finalize (--keep-abc) */
     int threads;
     int gpus[MAX_THREADS]; /* thread t's gpu_index */
     unsigned long seed;
@@ -660,8 +664,9 @@ static void run_async(bench* b, mode_result* m) {
             RustError e = generate_groth16_proofs_start_c(cbs[k].x, n, cbs[k].r, cbs[k].s, &b->srs, NULL,
                                                           b->gpu_index, &pending[k]);
             m->start[k] = now() - t0[k];
-            /* bellperson drops r_s, s_s and a, b, c here. */
-            call_release_abc(b, &cbs[k]);
+            /* bellperson drops r_s, s_s and a, b, c here (--keep-abc: at
+             * finalize, call_release). */
+            if (!b->keep_abc) call_release_abc(b, &cbs[k]);
             if (!rust_ok(e, "generate_groth16_proofs_start_c")) {
                 pending[k] = NULL;
                 call_release(b, &cbs[k]);
@@ -787,7 +792,7 @@ static void usage(void) {
             "usage: dropin_bench --params FILE --dump DIR [--dump DIR ...] [--circuits N] [--calls K]\n"
             "                    [--mode sync|async|both] [--depth D] [--gpu-index I] [--seed S]\n"
             "                    [--threads T] [--gpus I,J,...]\n"
-            "                    [--config TEXT|FILE] [--no-verify] [--srs-only] [--proofs-out F]\n"
+            "                    [--config TEXT|FILE] [--no-verify] [--keep-abc] [--srs-only] [--proofs-out F]\n"
             "(the comment at the top of tests/dropin/dropin_bench.c explains each)\n");
     exit(2);
 }
@@ -823,6 +828,10 @@ int main(int argc, char** argv) {
         }
         if (!strcmp(f, "--no-verify")) {
             no_verify = 1;
+            continue;
+        }
+        if (!strcmp(f, "--keep-abc")) {
+            b.keep_abc = 1;
             continue;
         }
         if (!strcmp(f, "-h") || !strcmp(f, "--help")) usage();
