@@ -141,9 +141,19 @@ type PrefetchReporter interface {
 	Prefetches() Prefetches
 }
 
-// Prefetches counts a device's a, b, c prefetches by outcome.
+// Prefetches counts a device's a, b, c prefetches by outcome, with what
+// the last one was decided on.
 type Prefetches struct {
 	Whole, AOnly, Refused uint64
+	Last                  PrefetchRoom
+}
+
+// PrefetchRoom is the device's count an a, b, c prefetch was decided on
+// (bytes): held, of it the MSM pool's reservation, what the running
+// query stage will still allocate, and the cap (0: none, or no decision
+// yet).
+type PrefetchRoom struct {
+	Held, Pool, Query, Cap uint64
 }
 
 // StreamReporter is implemented by backends that stream parameter points

@@ -240,7 +240,7 @@ func (reportingBackend) Chunks() backend.StreamChunks {
 	return backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3}
 }
 func (reportingBackend) Prefetches() backend.Prefetches {
-	return backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2}
+	return backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}
 }
 
 // The status carries each device's memory count, streamed bytes and copy
@@ -262,6 +262,8 @@ func TestStatusReportsDeviceCounts(t *testing.T) {
 		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2,
 		"device_streamed_chunks": 40, "device_staged_chunks_g1": 9, "device_staged_chunks_g2": 3,
 		"device_prefetch_abc": 1, "device_prefetch_a_alone": 4, "device_prefetch_refused": 2,
+		"device_prefetch_last_held_bytes": 20 << 30, "device_prefetch_last_pool_bytes": 4 << 30,
+		"device_prefetch_last_query_bytes": 2 << 30,
 	} {
 		require.Equal(t, v, m[k], k)
 	}

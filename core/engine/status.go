@@ -117,6 +117,12 @@ type DeviceStatus struct {
 	PrefetchWhole   uint64 `json:"device_prefetch_abc,omitempty"`
 	PrefetchAOnly   uint64 `json:"device_prefetch_a_alone,omitempty"`
 	PrefetchRefused uint64 `json:"device_prefetch_refused,omitempty"`
+	// The device's count the last a, b, c prefetch was decided on under
+	// the cap: held, of it the MSM pool's reservation, and what the
+	// running query stage was still to allocate.
+	PrefetchLastHeld  uint64 `json:"device_prefetch_last_held_bytes,omitempty"`
+	PrefetchLastPool  uint64 `json:"device_prefetch_last_pool_bytes,omitempty"`
+	PrefetchLastQuery uint64 `json:"device_prefetch_last_query_bytes,omitempty"`
 }
 
 // MarshalJSON writes the lock wait, busy and copy times in seconds.
@@ -202,6 +208,7 @@ func (e *Engine) Status() Status {
 		if pr, ok := d.be.(backend.PrefetchReporter); ok {
 			p := pr.Prefetches()
 			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused
+			ds.PrefetchLastHeld, ds.PrefetchLastPool, ds.PrefetchLastQuery = p.Last.Held, p.Last.Pool, p.Last.Query
 		}
 		st.Devices = append(st.Devices, ds)
 	}

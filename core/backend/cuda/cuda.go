@@ -247,8 +247,10 @@ type Backend struct {
 	preMu sync.Mutex
 	pre   map[*fr.Element]*prefetch
 	abc   map[*fr.Element]*abcPrefetch
-	// a, b, c prefetches by outcome (backend.PrefetchReporter)
+	// a, b, c prefetches by outcome (backend.PrefetchReporter), and the
+	// count the last one was decided on (guarded by preMu)
 	preWhole, preAOnly, preRefused atomic.Uint64
+	preLast                        backend.PrefetchRoom
 	// qs is the running query stage's allocations (devmem.go's
 	// queryStage), changed with them and read with the device's count
 	// under qsMu, so that Prefetch sees the two agree.
@@ -258,7 +260,10 @@ type Backend struct {
 
 // Prefetches is backend.PrefetchReporter.
 func (b *Backend) Prefetches() backend.Prefetches {
-	return backend.Prefetches{Whole: b.preWhole.Load(), AOnly: b.preAOnly.Load(), Refused: b.preRefused.Load()}
+	b.preMu.Lock()
+	last := b.preLast
+	b.preMu.Unlock()
+	return backend.Prefetches{Whole: b.preWhole.Load(), AOnly: b.preAOnly.Load(), Refused: b.preRefused.Load(), Last: last}
 }
 
 // residentShare is the share of the device's free memory at start that

@@ -330,7 +330,10 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 	require.Positive(t, ch.StagedG2, "B_G2's first chunk staged during L")
 	require.Less(t, ch.StagedG1+ch.StagedG2, ch.Streamed, "staged chunks are among the streamed ones")
 	p := be.Prefetches()
-	t.Logf("a, b, c prefetches beside the query MSMs: %d whole, %d a alone, %d refused", p.Whole, p.AOnly, p.Refused)
+	t.Logf("a, b, c prefetches beside the query MSMs: %d whole, %d a alone, %d refused; the last decided on %+v", p.Whole, p.AOnly, p.Refused, p.Last)
+	require.EqualValues(t, 900<<20, p.Last.Cap, "the last decision's count: the cap")
+	require.LessOrEqual(t, p.Last.Pool, p.Last.Held, "the pool's reservation is part of what is held")
+	require.LessOrEqual(t, p.Last.Held, p.Last.Cap)
 	require.EqualValues(t, 2, p.Whole+p.AOnly+p.Refused, "each prefetch counted once")
 	checkCapped(t, be)
 }
@@ -369,7 +372,8 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 				require.Positive(t, be.g1.stagedChunks.Load(), "H's first chunk staged")
 			}
 		}
-		require.Equal(t, backend.Prefetches{Whole: runs, AOnly: runs}, be.Prefetches(), "each prefetch counted by its outcome")
+		p := be.Prefetches()
+		require.Equal(t, [3]uint64{runs, runs, 0}, [3]uint64{p.Whole, p.AOnly, p.Refused}, "each prefetch counted by its outcome")
 		be.Close()
 	}
 }

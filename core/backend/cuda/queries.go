@@ -79,11 +79,11 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
 			p.s.free()
 		}
-	}
-	if len(aux) > 0 && b.roomFor(uint64(len(aux))*scalarSize, len(aux)) {
-		if s, err := b.uploadScalars(aux); err == nil {
-			if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
-				old.s.free()
+		if ok, _ := b.roomFor(uint64(len(aux))*scalarSize, len(aux)); ok {
+			if s, err := b.uploadScalars(aux); err == nil {
+				if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
+					old.s.free()
+				}
 			}
 		}
 	}
@@ -96,10 +96,14 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	}
 	vec := uint64(n) * scalarSize
 	done := false
+	whole, room := b.roomFor(3*vec, n)
+	b.preMu.Lock()
+	b.preLast = room
+	b.preMu.Unlock()
 	switch {
-	case b.roomFor(3*vec, n):
+	case whole:
 		done = b.prefetchABC(a, bb, c, false)
-	case b.roomFor(vec, n):
+	case b.fits(room, vec, n):
 		done = b.prefetchABC(a, bb, c, true)
 	}
 	if !done {
@@ -134,17 +138,36 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 // running there may still need a vector of selected scalars and an MSM's
 // scratch beyond what the MSM pool reserves (devmem.go's prefetchFits).
 // (Without a cap a prefetch that does not fit fails and is dropped.)
-func (b *Backend) roomFor(bytes uint64, n int) bool {
+// It returns the count it decided on (Cap 0: no cap, or the count could
+// not be read).
+func (b *Backend) roomFor(bytes uint64, n int) (bool, backend.PrefetchRoom) {
+	if b.mem == nil || b.mem.plan.cap == 0 {
+		return true, backend.PrefetchRoom{}
+	}
+	b.qsMu.Lock()
+	m, err := b.Memory(false)
+	query := b.qs.extra(n)
+	b.qsMu.Unlock()
+	if err != nil {
+		return false, backend.PrefetchRoom{}
+	}
+	room := backend.PrefetchRoom{Held: m.Held, Pool: m.Pool, Query: query, Cap: b.mem.plan.cap}
+	return b.fits(room, bytes, n), room
+}
+
+// fits applies the plan's rule (devmem.go's prefetchFits) to a count read
+// by roomFor.
+func (b *Backend) fits(r backend.PrefetchRoom, bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
+	}
+	if r.Cap == 0 {
+		return false // the count could not be read
 	}
 	b.mem.mu.Lock()
 	resident := b.mem.used > 0
 	b.mem.mu.Unlock()
-	b.qsMu.Lock()
-	defer b.qsMu.Unlock()
-	m, err := b.Memory(false)
-	return err == nil && b.mem.plan.prefetchFits(m.Held, m.Pool, bytes, b.qs.extra(n), n, resident)
+	return b.mem.plan.prefetchFits(r.Held, r.Pool, bytes, r.Query, n, resident)
 }
 
 // queryMem runs fn, an allocation or a free of QueryMSMs' vectors (nil:
