@@ -40,6 +40,7 @@ func TestNewPlan(t *testing.T) {
 type recordingLock struct {
 	be                *queriesBackend
 	prefetchesAtEntry int
+	abcAtEntry        int // a, b, c prefetches made before the region (none: they wait for it)
 	regions           int
 	refuse            error
 }
@@ -47,6 +48,7 @@ type recordingLock struct {
 func (l *recordingLock) Run(region func() error) error {
 	l.regions++
 	l.prefetchesAtEntry = l.be.prefetches
+	l.abcAtEntry = l.be.abcPrefetches
 	if l.refuse != nil {
 		return l.refuse
 	}
@@ -58,8 +60,9 @@ type countingThrottle struct{ raised, lowered int }
 func (c *countingThrottle) Raise() { c.raised++ }
 func (c *countingThrottle) Lower() { c.lowered++ }
 
-// Run uploads aux before it takes the lock, raises the throttle around a
-// CPU G2 MSM only, and releases the uploads even when the lock refuses
+// Run uploads aux before it takes the lock and a, b, c within the region,
+// raises the throttle around a CPU G2 MSM only, and releases the uploads
+// even when the lock refuses
 // the region.
 func TestRunUploadsBeforeTheLock(t *testing.T) {
 	withReferenceProofs(t, rand.New(rand.NewPCG(9, 10)), func(c referenceCase) {
@@ -76,6 +79,8 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			require.NotNil(t, rep.ABCReady, "when a, b, c were ready for their prefetch, against the region's start")
 			require.Equal(t, c.want.Bytes(), Assemble(&c.pk.VerifyingKey, &c.r, &c.s, m).Bytes(), "%s, G2 on the GPU %v", c.shape, onGPU)
 			require.Equal(t, 1, lock.prefetchesAtEntry, "aux uploaded before the lock")
+			require.Zero(t, lock.abcAtEntry, "a, b, c wait for their own region")
+			require.Equal(t, 1, be.abcPrefetches, "and go up in it")
 			require.Equal(t, 1, after)
 			want := 0
 			if !onGPU {
@@ -90,8 +95,8 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			_, err = plan.Run(c.pk, c.assignment(t), RunOptions{Lock: &recordingLock{be: be, refuse: refused}, AfterRegion: func() error { after++; return nil }}, rep)
 			require.ErrorIs(t, err, refused)
 			require.Nil(t, rep.ABCReady, "no region, no time against it")
-			require.Equal(t, 1, be.abcPrefetches, "the a, b, c upload waited for")
-			require.Equal(t, 1, be.releases, "and released")
+			require.Zero(t, be.abcPrefetches, "no region, no a, b, c upload: the goroutine ended all the same")
+			require.Equal(t, 1, be.releases, "and the uploads released")
 			require.Equal(t, 1, after, "nothing runs after a refused region")
 		}
 	})

@@ -2,6 +2,7 @@ package groth16
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -91,10 +92,15 @@ func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *
 	var regionStart time.Time
 	err := lock.Run(func() error {
 		regionStart = time.Now()
+		if up != nil {
+			up.ran = true
+			up.regionStarted()
+		}
 		return p.region(pk, asg, prep, up, res, rep)
 	})
 	if up != nil {
-		up.release() // before a, b, c may be reused (AfterRegion)
+		up.regionStarted() // a region refused: the a, b, c goroutine ends all the same
+		up.release()       // before a, b, c may be reused (AfterRegion)
 		if !up.readyAt.IsZero() && !regionStart.IsZero() {
 			d := up.readyAt.Sub(regionStart)
 			rep.ABCReady = &d
@@ -227,7 +233,13 @@ func (p *Plan) g2(be backend.Backend, pk *params.ProvingKey, prep *Prepared, res
 }
 
 // uploads are a partition's prefetches: aux, uploaded before the region,
-// and a, b, c, uploaded by a goroutine of their own once they are ready.
+// and a, b, c, uploaded by a goroutine of their own once they are ready
+// and the region has begun. (Within its own region the partition's a, b, c
+// are decided on beside its own query stage, which the backend counts;
+// before it, they would hold device memory through another partition's h
+// stage, where a capped device has least room. The region's first MSMs
+// do not need them: started at the region's start, the copy ends before
+// h.)
 type uploads struct {
 	pf           backend.Prefetcher
 	a, b, c, aux []fr.Element
@@ -235,11 +247,14 @@ type uploads struct {
 	abc          chan error    // the a, b, c goroutine's end
 	abcErr       error
 	waited       bool
-	readyAt      time.Time // when a, b, c were ready and their prefetch asked for (set before abc is sent)
+	readyAt      time.Time     // when a, b, c were ready (set before abc is sent)
+	started      chan struct{} // closed when the region begins (or will not)
+	startOnce    sync.Once
+	ran          bool // the region began (set before started is closed)
 }
 
 func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
-	u := &uploads{pf: pf, a: asg.A, b: asg.B, c: asg.C, aux: asg.Aux, abc: make(chan error, 1)}
+	u := &uploads{pf: pf, a: asg.A, b: asg.B, c: asg.C, aux: asg.Aux, abc: make(chan error, 1), started: make(chan struct{})}
 	start := time.Now()
 	pf.Prefetch(nil, nil, nil, u.aux)
 	u.auxTime = time.Since(start)
@@ -247,12 +262,17 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 		err := asg.ready()
 		if err == nil {
 			u.readyAt = time.Now()
-			pf.Prefetch(u.a, u.b, u.c, nil)
+			if <-u.started; u.ran {
+				pf.Prefetch(u.a, u.b, u.c, nil)
+			}
 		}
 		u.abc <- err
 	}()
 	return u
 }
+
+// regionStarted lets the a, b, c upload go (idempotent).
+func (u *uploads) regionStarted() { u.startOnce.Do(func() { close(u.started) }) }
 
 // wait returns once the a, b, c upload has started (or a, b, c never
 // became ready: the error).

@@ -71,7 +71,9 @@ type abcPrefetch struct {
 //
 // Each part replaces only the prefetch of its own slices: the a, b, c part
 // may come later, from another goroutine, while QueryMSMs runs on the aux
-// prefetch, and another partition's prefetches stay.
+// prefetch, and another partition's prefetches stay. Under a cap the a, b,
+// c part is decided as the running region's own (roomFor): ask for it
+// within the partition's region (groth16's uploads do).
 func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	if len(aux) > 0 {
 		// An old prefetch under this key (a recycled buffer) goes first,
@@ -79,7 +81,9 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
 			p.s.free()
 		}
-		if ok, _ := b.roomFor(uint64(len(aux))*scalarSize, len(aux)); ok {
+		// aux goes up before its region, maybe beside another partition's
+		// query stage: a selection of its own still to come
+		if ok, _ := b.roomFor(uint64(len(aux))*scalarSize, len(aux), false); ok {
 			if s, err := b.uploadScalars(aux); err == nil {
 				if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
 					old.s.free()
@@ -96,7 +100,7 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	}
 	vec := uint64(n) * scalarSize
 	done := false
-	whole, room := b.roomFor(3*vec, n)
+	whole, room := b.roomFor(3*vec, n, true)
 	b.preMu.Lock()
 	b.preLast = room
 	b.preMu.Unlock()
@@ -135,18 +139,24 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 
 // roomFor reports whether a prefetch of bytes for a partition of n rows
 // may start now under a cap: beside what the device holds, the partition
-// running there may still need a vector of selected scalars and an MSM's
-// scratch beyond what the MSM pool reserves (devmem.go's prefetchFits).
-// (Without a cap a prefetch that does not fit fails and is dropped.)
-// It returns the count it decided on (Cap 0: no cap, or the count could
-// not be read).
-func (b *Backend) roomFor(bytes uint64, n int) (bool, backend.PrefetchRoom) {
+// running there may still allocate its query stage's vectors and need an
+// MSM's scratch beyond what the MSM pool reserves (devmem.go's
+// prefetchFits). own: the prefetch is of the partition whose region runs
+// (a, b, c: the engine asks for them within their region), whose query
+// stage's vectors still to come are counted (queryStage); else one
+// selection still to come is. (Without a cap a prefetch that does not fit
+// fails and is dropped.) It returns the count it decided on (Cap 0: no
+// cap, or the count could not be read).
+func (b *Backend) roomFor(bytes uint64, n int, own bool) (bool, backend.PrefetchRoom) {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true, backend.PrefetchRoom{}
 	}
 	b.qsMu.Lock()
 	m, err := b.Memory(false)
-	query := b.qs.extra(n)
+	query := uint64(n) * scalarSize
+	if own {
+		query = b.qs.extra(n)
+	}
 	b.qsMu.Unlock()
 	if err != nil {
 		return false, backend.PrefetchRoom{}
