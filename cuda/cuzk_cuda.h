@@ -218,7 +218,8 @@ int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, siz
  * held after reading), the cap in force (0: none), and (pool, may be NULL)
  * the part of held that the MSM pool reserves, in use by an MSM or idle:
  * the scratch every later MSM takes first (one MSM at a time on a device
- * returns it before the next). */
+ * returns it before the next); 0 with the msm_pool option off, whose
+ * reservation goes back after each MSM (held still counts what is there). */
 int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_t* pool, int reset_peak, char* err,
                      size_t errlen);
 

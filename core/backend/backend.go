@@ -65,6 +65,15 @@ type Prefetcher interface {
 	ReleasePrefetch(a, b, c, aux []fr.Element)
 }
 
+// RegionBeginner is implemented by Prefetchers that count a region's own
+// allocations when they decide a prefetch (the CUDA backend under a
+// device-memory cap): BeginRegion is called as a partition's region begins,
+// before its a, b, c are prefetched, with the aux and the number of inputs
+// its query MSMs will prove with.
+type RegionBeginner interface {
+	BeginRegion(aux []fr.Element, inputs int)
+}
+
 // QueryInput is a partition's witness, density bitmaps and query points.
 type QueryInput struct {
 	L, A, BG1   []bls.G1Affine
@@ -150,8 +159,8 @@ type Prefetches struct {
 
 // PrefetchRoom is the device's count an a, b, c prefetch was decided on
 // (bytes): held, of it the MSM pool's reservation, what the running
-// query stage will still allocate, and the cap (0: none, or no decision
-// yet).
+// query stage will still allocate, and the cap (0: no cap, no decision
+// yet, or the count could not be read).
 type PrefetchRoom struct {
 	Held, Pool, Query, Cap uint64
 }

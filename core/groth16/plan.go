@@ -32,9 +32,10 @@ type Plan struct {
 	// device (backend.FusedH).
 	FusedH bool
 	// Prefetch uploads aux before the region (an upload needs no lock, and
-	// it then overlaps another partition's region) and a, b, c as soon as
-	// they are ready, beside the query MSMs (backend.Prefetcher; with
-	// DevicePrep, whose query MSMs need aux alone).
+	// it then overlaps another partition's region) and a, b, c once they
+	// are ready and the region has begun, beside the query MSMs
+	// (backend.Prefetcher; with DevicePrep, whose query MSMs need aux
+	// alone).
 	Prefetch bool
 }
 

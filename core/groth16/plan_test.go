@@ -81,6 +81,8 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			require.Equal(t, 1, lock.prefetchesAtEntry, "aux uploaded before the lock")
 			require.Zero(t, lock.abcAtEntry, "a, b, c wait for their own region")
 			require.Equal(t, 1, be.abcPrefetches, "and go up in it")
+			require.Equal(t, 1, be.begins, "the region announced to the backend")
+			require.Zero(t, be.abcUnannounced, "before a, b, c's prefetch")
 			require.Equal(t, 1, after)
 			want := 0
 			if !onGPU {
@@ -96,6 +98,7 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			require.ErrorIs(t, err, refused)
 			require.Nil(t, rep.ABCReady, "no region, no time against it")
 			require.Zero(t, be.abcPrefetches, "no region, no a, b, c upload: the goroutine ended all the same")
+			require.Zero(t, be.begins, "nor a region announced")
 			require.Equal(t, 1, be.releases, "and the uploads released")
 			require.Equal(t, 1, after, "nothing runs after a refused region")
 		}

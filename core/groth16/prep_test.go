@@ -72,6 +72,8 @@ type queriesBackend struct {
 	prefetched           []fr.Element
 	prefetches, releases int
 	abcPrefetches        int  // the a, b, c part, made beside the query MSMs
+	begins               int  // regions announced (backend.RegionBeginner)
+	abcUnannounced       int  // a, b, c prefetches made before their region was announced
 	hDone                bool // h computed: the query MSMs must come before it
 }
 
@@ -87,8 +89,13 @@ func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
 	}
 	if len(a) > 0 {
 		b.abcPrefetches++
+		if b.begins == 0 {
+			b.abcUnannounced++
+		}
 	}
 }
+
+func (b *queriesBackend) BeginRegion(aux []fr.Element, inputs int) { b.begins++ }
 
 func (b *queriesBackend) ReleasePrefetch(a, bb, c, aux []fr.Element) { b.releases++ }
 

@@ -84,9 +84,9 @@ func (s Stage) MarshalJSON() ([]byte, error) {
 type Report struct {
 	Stages []Stage
 	Total  time.Duration
-	// ABCReady is when a, b, c were ready and their prefetch was asked
-	// for, from the start of the device region (negative: before it); nil
-	// without a prefetch.
+	// ABCReady is when a, b, c were ready, from the start of the device
+	// region (negative: before it; their prefetch is asked for at the
+	// later of the two); nil without a prefetch or a region.
 	ABCReady *time.Duration
 
 	// progress is told of each stage begun and ended; steps is the

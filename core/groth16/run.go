@@ -59,7 +59,7 @@ func (noThrottle) Lower() {}
 //
 //	before the lock: the host prep (the scalars the device does not
 //	        select), the upload of aux, and a goroutine that uploads a, b, c
-//	        once they are ready (Assignment.Ready)
+//	        once they are ready (Assignment.Ready) and the region has begun
 //	inside (opt.Lock): the query MSMs then h and the H MSM (prep on the
 //	        device), or h, the H MSM then the query MSMs (prep on the host);
 //	        B_G2 too when it runs on the GPU
@@ -88,19 +88,22 @@ func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *
 	var up *uploads
 	if p.Prefetch {
 		up = startUploads(p.Device.(backend.Prefetcher), asg)
+		defer up.release() // also when a panic leaves Run (the goroutine ends, the prefetches go)
 	}
 	var regionStart time.Time
 	err := lock.Run(func() error {
 		regionStart = time.Now()
 		if up != nil {
+			if rb, ok := up.pf.(backend.RegionBeginner); ok {
+				rb.BeginRegion(asg.Aux, len(asg.Inputs))
+			}
 			up.ran = true
 			up.regionStarted()
 		}
 		return p.region(pk, asg, prep, up, res, rep)
 	})
 	if up != nil {
-		up.regionStarted() // a region refused: the a, b, c goroutine ends all the same
-		up.release()       // before a, b, c may be reused (AfterRegion)
+		up.release() // before a, b, c may be reused (AfterRegion)
 		if !up.readyAt.IsZero() && !regionStart.IsZero() {
 			d := up.readyAt.Sub(regionStart)
 			rep.ABCReady = &d
@@ -251,6 +254,7 @@ type uploads struct {
 	started      chan struct{} // closed when the region begins (or will not)
 	startOnce    sync.Once
 	ran          bool // the region began (set before started is closed)
+	released     bool
 }
 
 func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
@@ -271,7 +275,8 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 	return u
 }
 
-// regionStarted lets the a, b, c upload go (idempotent).
+// regionStarted lets the a, b, c goroutine go on (idempotent): to upload
+// them if the region began (ran), else to end.
 func (u *uploads) regionStarted() { u.startOnce.Do(func() { close(u.started) }) }
 
 // wait returns once the a, b, c upload has started (or a, b, c never
@@ -284,9 +289,15 @@ func (u *uploads) wait() error {
 	return u.abcErr
 }
 
-// release waits for the a, b, c goroutine (also when the region did not
-// run) and frees what the device did not use of the uploads.
+// release lets the a, b, c goroutine end (also when the region did not
+// run), waits for it and frees what the device did not use of the
+// uploads; once: later calls do nothing.
 func (u *uploads) release() {
+	u.regionStarted()
+	if u.released {
+		return
+	}
+	u.released = true
 	_ = u.wait()
 	u.pf.ReleasePrefetch(u.a, u.b, u.c, u.aux)
 }

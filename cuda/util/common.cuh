@@ -134,10 +134,12 @@ static inline size_t pages(size_t n) {
 }
 
 // held is what cuzk holds on device dev: its cudaMalloc'd bytes and the
-// pool's reservation. Called with s.mu held.
-static inline size_t held_locked(device_state& s) {
+// pool's reservation (into *pool_reserved too when given: the same
+// reading). Called with s.mu held.
+static inline size_t held_locked(device_state& s, uint64_t* pool_reserved = nullptr) {
     uint64_t reserved, used;
     pool_bytes(&reserved, &used);
+    if (pool_reserved) *pool_reserved = reserved;
     return s.used + (size_t)reserved;
 }
 

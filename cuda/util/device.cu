@@ -53,16 +53,15 @@ int cuzk::memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uint64_
     if (int rc = check_device(dev, err, errlen)) return rc;
     cuzk::device_state& s = cuzk::state(dev);
     std::lock_guard<std::mutex> g(s.mu);
-    const size_t h = cuzk::held_locked(s);
+    // one reading of the pool for held and pool (it may grow meanwhile:
+    // cudaMallocAsync runs outside s.mu), so that pool <= held
+    uint64_t reserved = 0;
+    const size_t h = cuzk::held_locked(s, &reserved);
     s.peak = std::max(s.peak, h);
     *held = h;
     *peak = s.peak;
     *cap = s.opt.max_device_memory;
-    if (pool) {
-        uint64_t used = 0;
-        *pool = 0;
-        if (s.opt.msm_pool) cuzk::pool_bytes(pool, &used);
-    }
+    if (pool) *pool = s.opt.msm_pool ? reserved : 0;
     if (reset_peak) s.peak = h;
     return 0;
 }

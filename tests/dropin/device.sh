@@ -21,7 +21,7 @@
 # verification and the bench's are turned off and the proofs are compared
 # across calls, modes and with DROPIN_CPU=1 the CPU backend's),
 # CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs),
-# DROPIN_BENCH_ARGS (more bench flags, e.g. --keep-abc).
+# DROPIN_BENCH_ARGS (more bench flags, split on spaces, e.g. --keep-abc).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}

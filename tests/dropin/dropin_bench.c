@@ -984,10 +984,17 @@ int main(int argc, char** argv) {
                                               "device_staged_chunks_g2"};
     double chunks[3];
     json_sums(status, chunk_keys, 3, chunks);
-    /* the count the last a, b, c prefetch was decided on (the largest over devices) */
-    double last_held = json_number(status, "device_prefetch_last_held_bytes") / (1024.0 * 1024.0 * 1024.0);
-    double last_pool = json_number(status, "device_prefetch_last_pool_bytes") / (1024.0 * 1024.0 * 1024.0);
-    double last_query = json_number(status, "device_prefetch_last_query_bytes") / (1024.0 * 1024.0 * 1024.0);
+    /* the count each device's last a, b, c prefetch was decided on (GiB;
+     * the three fields are read by device only when every device that
+     * reports one reports all three: zeros are left out of the status) */
+    double last[3][64];
+    static const char* const last_keys[3] = {"device_prefetch_last_held_bytes", "device_prefetch_last_pool_bytes",
+                                             "device_prefetch_last_query_bytes"};
+    int nlast[3];
+    for (int k = 0; k < 3; k++) {
+        nlast[k] = json_numbers(status, last_keys[k], last[k], 64);
+        for (int i = 0; i < nlast[k]; i++) last[k][i] /= 1024.0 * 1024.0 * 1024.0;
+    }
     cuzk_free(status);
     evict_SRS(&b.srs);
     drop_SRS(&b.srs);
@@ -1125,12 +1132,17 @@ int main(int argc, char** argv) {
         metric(NULL, "prefetch_abc_whole", pre[0], "partitions");
         metric(NULL, "prefetch_a_alone", pre[1], "partitions");
         metric(NULL, "prefetch_refused", pre[2], "partitions");
-        if (last_held > 0) {
-            printf("%-32s %12.3f  GiB held (MSM pool %.3f), query stage still to allocate %.3f GiB\n",
-                   "  the last decided on", last_held, last_pool > 0 ? last_pool : 0, last_query > 0 ? last_query : 0);
-            metric(NULL, "prefetch_last_held", last_held, "GiB");
-            metric(NULL, "prefetch_last_pool", last_pool > 0 ? last_pool : 0, "GiB");
-            metric(NULL, "prefetch_last_query", last_query > 0 ? last_query : 0, "GiB");
+        for (int i = 0; i < nlast[0]; i++) {
+            if (nlast[1] == nlast[0] && nlast[2] == nlast[0])
+                printf("%-32s %12.3f  GiB held (MSM pool %.3f), query stage still to allocate %.3f GiB\n",
+                       "  the last decided on", last[0][i], last[1][i], last[2][i]);
+            else
+                printf("%-32s %12.3f  GiB held\n", "  the last decided on", last[0][i]);
+        }
+        if (nlast[0] == 1 && nlast[1] == 1 && nlast[2] == 1) {
+            metric(NULL, "prefetch_last_held", last[0][0], "GiB");
+            metric(NULL, "prefetch_last_pool", last[1][0], "GiB");
+            metric(NULL, "prefetch_last_query", last[2][0], "GiB");
         }
     }
     if (ndev_busy > 1) { /* the engine's own account: each device's time under its lock */

@@ -306,6 +306,7 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 		a, bb, c := random(t, n), random(t, n), random(t, n)
 		ca, cb, cc := slices.Clone(a), slices.Clone(bb), slices.Clone(c)
 		q := &backend.QueryInput{Aux: aux, AAux: &all, BAux: &all, BInput: &r1cs.Bitmap{}, L: pts, A: ptsA, BG1: ptsB, BG2: g2}
+		be.BeginRegion(aux, 0) // as the engine announces a region before its a, b, c go up
 		prefetched := make(chan struct{})
 		go func() { defer close(prefetched); be.Prefetch(a, bb, c, nil) }()
 		out, err := be.QueryMSMs(q)

@@ -95,15 +95,15 @@ func (p memPlan) reserve(n int) uint64 {
 // buffers, aux, twiddle tables, and pool, the MSM pool's reservation): the
 // partition running on the device may still add query bytes (its query
 // stage's vectors still to come: queryStage.extra; QueryMSMs frees A's
-// selection before B's is made) and need its largest MSM's scratch — over n points when a set is resident, else over a
-// streamed chunk — of which the pool's reservation is already counted in
-// held, whether an MSM uses it now or it is idle: a device runs one MSM
-// at a time, each taking the pool's memory first and giving it back.
-// (Counting a chunk's scratch on top of the pool refused a alone under
-// 24 GiB at 2^26 in session 10, and counting the pool's idle bytes only,
-// with a selection always to come, refused it in session 11 under 24 and
-// 16 GiB: a, b, c are ready while the query MSMs run, on the pool and with
-// a selection held.)
+// selection before B's is made) and need its largest MSM's scratch (over
+// n points when a set is resident, else over a streamed chunk), of which
+// the pool's reservation is already counted in held, whether an MSM uses
+// it now or it is idle: a device runs one MSM at a time, each taking the
+// pool's memory first and giving it back. (Counting a chunk's scratch on
+// top of the pool refused a alone under 24 GiB at 2^26 in session 10, and
+// counting the pool's idle bytes only, with a selection always to come,
+// refused it in session 11 under 24 and 16 GiB, as if a, b, c were ready
+// while the query MSMs ran, on the pool and with a selection held.)
 func (p memPlan) prefetchFits(held, pool, bytes, query uint64, n int, resident bool) bool {
 	if p.cap == 0 {
 		return true
@@ -119,20 +119,34 @@ func (p memPlan) prefetchFits(held, pool, bytes, query uint64, n int, resident b
 // queryStage is what QueryMSMs allocates on the device while it runs:
 // live, the bytes of its vectors held now (aux when it uploads it, one
 // selection of scalars), and peak, the most they will hold together from
-// now to its end (aux beside the larger selection still to come).
+// now to its end (aux beside the larger selection still to come). A
+// region's stage is begun (BeginRegion, with its own estimate) before its
+// a, b, c may be prefetched, runs in QueryMSMs, and is over after it.
 type queryStage struct {
-	active     bool
+	state      stageState
 	live, peak uint64
 }
 
+type stageState int
+
+const (
+	stageUnknown stageState = iota // no region announced (direct callers)
+	stageActive                    // begun or running: live and peak hold
+	stageOver                      // the running region's query MSMs are done
+)
+
 // extra is what the query stage will still add to the device's count at
-// its peak, for a prefetch beside a partition of n rows: with no query
-// stage running, one selection of n scalars (the one to come).
+// its peak, for a prefetch beside a partition of n rows: with no region
+// announced, one selection of n scalars (the one to come); after its
+// query MSMs, nothing.
 func (q queryStage) extra(n int) uint64 {
-	if !q.active {
-		return uint64(n) * scalarSize
+	switch q.state {
+	case stageActive:
+		return q.peak - min(q.peak, q.live)
+	case stageOver:
+		return 0
 	}
-	return q.peak - min(q.peak, q.live)
+	return uint64(n) * scalarSize
 }
 
 // check refuses a partition of n rows that cannot run even with every

@@ -320,12 +320,12 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	pool := uint64(378 * GiB / 100)
 	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + pool
 	p23, p15 := newMemPlan(23*GiB), newMemPlan(15*GiB)
-	duringA := queryStage{active: true, live: vec, peak: vec}
+	duringA := queryStage{state: stageActive, live: vec, peak: vec}
 	require.Zero(t, duringA.extra(1<<26))
 	require.True(t, p23.prefetchFits(held24+vec, pool, vec, duringA.extra(1<<26), 1<<26, true))
 	require.False(t, p23.prefetchFits(held24+vec, pool, vec, vec, 1<<26, true), "a selection counted twice")
 	require.False(t, p23.prefetchFits(held24+vec, pool, 3*vec, 0, 1<<26, true))
-	// before the region (no query stage yet: a selection to come)
+	// no region announced (a direct caller): a selection to come
 	require.Equal(t, vec, queryStage{}.extra(1<<26))
 	require.True(t, p23.prefetchFits(held24, pool, vec, queryStage{}.extra(1<<26), 1<<26, true))
 	require.False(t, p23.prefetchFits(held24, 0, vec, vec, 1<<26, true),
@@ -336,9 +336,10 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.True(t, p23.prefetchFits(8*GiB, 0, 3*vec, vec, 1<<26, true), "first partition: L and aux held, the pool empty")
 	// the stage's bytes still to come: aux uploaded by QueryMSMs beside the
 	// larger selection, then what is left of them
-	require.Equal(t, vec+2*vec, queryStage{active: true, live: 0, peak: vec + 2*vec}.extra(1<<26))
-	require.Equal(t, vec/2, queryStage{active: true, live: vec, peak: vec + vec/2}.extra(1<<26))
-	require.Zero(t, queryStage{active: true, live: 2 * vec, peak: vec}.extra(1<<26), "live past the peak: nothing to come")
+	require.Equal(t, vec+2*vec, queryStage{state: stageActive, live: 0, peak: vec + 2*vec}.extra(1<<26))
+	require.Equal(t, vec/2, queryStage{state: stageActive, live: vec, peak: vec + vec/2}.extra(1<<26))
+	require.Zero(t, queryStage{state: stageActive, live: 2 * vec, peak: vec}.extra(1<<26), "live past the peak: nothing to come")
+	require.Zero(t, queryStage{state: stageOver}.extra(1<<26), "the query MSMs done: nothing to come")
 	// under 16 (15): no set resident, so the largest MSM is over a chunk of
 	// 2^23 points, whose scratch the pool already holds (0.7 GiB): a alone
 	// fits beside streamers, twiddles, aux and a selection, not a, b and c
@@ -383,4 +384,20 @@ func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
 	store.freeScalars(dev)
 	r.close()
 	require.Zero(t, store.live)
+}
+
+// BeginRegion counts what a region's query stage may still allocate
+// before QueryMSMs counts exactly: aux unless it was prefetched, beside
+// a selection of up to every input and aux value.
+func TestBeginRegionCountsTheQueryStage(t *testing.T) {
+	b := &Backend{}
+	aux := make([]fr.Element, 100)
+	b.BeginRegion(aux, 3)
+	require.Equal(t, queryStage{state: stageActive, peak: (100 + 103) * scalarSize}, b.qs)
+	require.EqualValues(t, (100+103)*scalarSize, b.qs.extra(128))
+	b.pre = map[*fr.Element]*prefetch{&aux[0]: {n: len(aux)}}
+	b.BeginRegion(aux, 3)
+	require.Equal(t, queryStage{state: stageActive, peak: 103 * scalarSize}, b.qs, "aux prefetched: a selection alone to come")
+	require.NoError(t, b.queryMem(0, 0, nil))
+	require.Zero(t, b.qs.extra(128), "the query MSMs done")
 }

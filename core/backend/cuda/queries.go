@@ -81,8 +81,10 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
 			p.s.free()
 		}
-		// aux goes up before its region, maybe beside another partition's
-		// query stage: a selection of its own still to come
+		// aux goes up before its region, maybe during another partition's:
+		// the margin of one vector of n scalars stands for what that
+		// partition may still allocate (a selection, or its h stage's
+		// a, b, c beyond what its query stage frees), not counted exactly
 		if ok, _ := b.roomFor(uint64(len(aux))*scalarSize, len(aux), false); ok {
 			if s, err := b.uploadScalars(aux); err == nil {
 				if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
@@ -191,8 +193,32 @@ func (b *Backend) queryMem(live, peak uint64, fn func() error) error {
 	if fn != nil {
 		err = fn()
 	}
-	b.qs = queryStage{active: peak > 0, live: live, peak: peak}
+	b.qs = queryStage{state: stageActive, live: live, peak: peak}
+	if peak == 0 {
+		b.qs.state = stageOver
+	}
 	return err
+}
+
+// BeginRegion is backend.RegionBeginner: a partition's region begins on
+// the device, whose query stage will prove with aux and inputs scalars of
+// inputs. Until QueryMSMs counts exactly, the stage may still upload aux
+// (unless it was prefetched) and select up to inputs + len(aux) scalars,
+// which a prefetch of the partition's a, b, c made meanwhile must leave
+// room for.
+func (b *Backend) BeginRegion(aux []fr.Element, inputs int) {
+	auxUp := uint64(len(aux)) * scalarSize
+	if len(aux) > 0 {
+		b.preMu.Lock()
+		if _, ok := b.pre[&aux[0]]; ok {
+			auxUp = 0
+		}
+		b.preMu.Unlock()
+	}
+	sel := uint64(inputs+len(aux)) * scalarSize
+	b.qsMu.Lock()
+	b.qs = queryStage{state: stageActive, peak: auxUp + sel}
+	b.qsMu.Unlock()
 }
 
 // slot puts v (nil: nothing) under key in a prefetch map and returns what
