@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root, with bin/cuzk,
+# build/libcuzk.so, build/libcuzk_cuda.so and build/cuda.test carried
+# (tests/dropin/device.sh explains the carrying): issue 17's capped run in
+# one call of ~10 minutes. The 2^S prepare (generate, tiled setup, dump:
+# ~300 s at 2^26 on 16 cores) runs beside the GPU correctness tests, then
+# the drop-in bench (one circuit a call, three warm calls a mode, debug
+# timelines) under each cap in CAPS (GiB; 0: no cap, the resident
+# reference), each into $OUT/<cap>/ with its summary in $OUT/<cap>.txt.
+# Environment: DROPIN_LOG2 (S, default 26), CAPS (default "24 0 16"),
+# CORRECT_SIZES (default 10,16,20; empty: no correctness tests),
+# DROPIN_BENCH_ARGS (passed on to the bench).
+set -uo pipefail
+out=${OUT:-/tmp/cuzk-capped-out}
+mkdir -p "$out"
+S=${DROPIN_LOG2:-26}
+caps=${CAPS:-24 0 16}
+sizes=${CORRECT_SIZES-10,16,20}
+export CUZK_CUDA_LIB=$PWD/build/libcuzk_cuda.so CUZK_CUDA_REQUIRED=1
+(OUT=$out/prep DROPIN_LOG2=$S DROPIN_KEY=tiled tests/dropin/device.sh prepare >"$out/prep.txt" 2>&1
+  echo "prepare rc=$?" >>"$out/prep.txt") &
+prep=$!
+if [ -n "$sizes" ]; then
+  CUZK_CUDA_SIZES=$sizes ./build/cuda.test -test.v -test.count=1 -test.skip Bench >"$out/correct.log" 2>&1
+  echo "correct rc=$?" >>"$out/correct.log"
+  grep -E "^--- FAIL|^(PASS|FAIL)$|rc=" "$out/correct.log"
+fi
+wait "$prep"
+tail -2 "$out/prep.txt"
+for cap in $caps; do
+  cfg=
+  [ "$cap" != 0 ] && cfg=$'[gpus]\nmax_device_memory = "'$cap'GiB"'
+  OUT=$out/$cap CUZK_LOG_LEVEL=debug DROPIN_LOG2=$S DROPIN_KEY=tiled DROPIN_NS=1 DROPIN_CALLS=3 \
+    DROPIN_CONFIG="$cfg" tests/dropin/device.sh bench >"$out/$cap.txt" 2>&1
+  echo "== cap $cap GiB (0: none)"
+  grep -E "circuit, (min|median)|^proofs|prefetched|decided on|chunks streamed|cuzk's count" "$out/$cap.txt"
+done
+# the device tool brings back at most 8 files: the logs go in one archive
+(cd "$out" && tar czf all.tgz --exclude='*.txt' --exclude=all.tgz -- * && find . -mindepth 1 -not -name '*.txt' -not -name all.tgz -delete)
