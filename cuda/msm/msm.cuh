@@ -250,7 +250,9 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
         // refused
         const size_t xbytes = (size_t)total * sizeof(xyzz_t<F>);
         xyzz_t<F>* px = ws.sorted_keys.as<xyzz_t<F>>();
-        if (xbytes > ws.pairs * 4) {
+        if (cuzk::force_branch_convert.load(std::memory_order_relaxed)) {
+            px = nullptr;  // the bench build's test of the fallback below
+        } else if (xbytes > ws.pairs * 4) {
             px = nullptr;
             if (ws.piece_xyzz.alloc(xbytes) == cudaSuccess)
                 px = ws.piece_xyzz.as<xyzz_t<F>>();

@@ -32,6 +32,7 @@ int cuzk::stream_msm_g1(cuzk::streamer* s, int slot, void* scalars, size_t offse
 int cuzk::bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }
+void cuzk::bench_force_branch_convert(int on) { cuzk::force_branch_convert.store(on != 0); }
 #endif
 
 // h computed on the device and fed straight into the H MSM: a, b, c go up

@@ -137,6 +137,7 @@ static int call_alloc(void* f, int d, size_t n, void** h, char* e, size_t el) { 
 static int call_put(void* f, void* h, size_t off, const void* p, size_t n, char* e, size_t el) {
     return ((put_fn)f)(h, off, p, n, e, el);
 }
+static void call_bench_force(void* f, int on) { ((void (*)(int))f)(on); }
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }

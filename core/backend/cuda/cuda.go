@@ -54,6 +54,7 @@ type Library struct {
 	count, info, ntt, h, benchFn unsafe.Pointer
 	g1Upload, g1Free, msmG1      unsafe.Pointer
 	benchMSM, benchMSMG2         unsafe.Pointer
+	benchForce                   unsafe.Pointer // cuzk_cuda_bench_force_branch_convert
 	g2Upload, g2Free, msmG2      unsafe.Pointer
 	hMSM                         unsafe.Pointer
 	sUpload, sSelect, sDownload  unsafe.Pointer
@@ -126,7 +127,8 @@ func Open(path string) (*Library, error) {
 	for _, s := range []struct {
 		name string
 		dst  *unsafe.Pointer
-	}{{"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}, {"cuzk_cuda_bench_msm_g2", &l.benchMSMG2}} {
+	}{{"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}, {"cuzk_cuda_bench_msm_g2", &l.benchMSMG2},
+		{"cuzk_cuda_bench_force_branch_convert", &l.benchForce}} {
 		*s.dst, _ = sym(s.name)
 	}
 	return l, nil
@@ -595,6 +597,17 @@ func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
 // BenchMSMG2 is BenchMSMG1 for G2.
 func (b *Backend) BenchMSMG2(points []bls.G2Affine, reps int) (float64, error) {
 	return benchMSM(b.lib.benchMSMG2, b.g2, points, reps)
+}
+
+// forceBranchConvert makes every MSM of the library take the accumulation
+// path it takes when its XYZZ piece sums get no buffer (for the tests of
+// that path; ErrNoBench without a bench build).
+func (l *Library) forceBranchConvert(on bool) error {
+	if l.benchForce == nil {
+		return ErrNoBench
+	}
+	C.call_bench_force(l.benchForce, cbool(on))
+	return nil
 }
 
 func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residency[P, R, PR], points []P, reps int) (float64, error) {

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -662,6 +663,37 @@ func TestMSMG1MatchesCPU(t *testing.T) {
 		require.True(t, want.Equal(&got), "2^%d with points at infinity", k)
 		t.Logf("G1 MSM 2^%d: uniform, zeros, ones, max, half, boolean-heavy, infinity points equal gnark-crypto's MultiExp", k)
 	}
+}
+
+// The accumulation's fallback, taken when the XYZZ piece sums get no
+// buffer (k_subsum converting each piece's sum in its branch), forced by
+// the bench build's switch: G1 and G2 MSMs of every scalar kind equal
+// gnark-crypto's, resident and streamed in chunks.
+func TestMSMBranchConvertMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	if err := be.lib.forceBranchConvert(true); errors.Is(err, ErrNoBench) {
+		t.Skip("needs a bench build of libcuzk_cuda.so (make -C cuda BENCH=1)")
+	}
+	defer func() { require.NoError(t, be.lib.forceBranchConvert(false)) }()
+	const k = 16
+	n := 1 << k
+	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
+	for name, sc := range scalarKinds(t, n) {
+		want := cpuG1(t, pts, sc)
+		got, _, err := be.MSMG1(pts, sc)
+		require.NoError(t, err)
+		require.True(t, want.Equal(&got), "G1 2^%d %s", k, name)
+		want2 := cpuG2(t, g2pts, sc)
+		got2, _, err := be.MSMG2(g2pts, sc, 0)
+		require.NoError(t, err)
+		require.True(t, want2.Equal(&got2), "G2 2^%d %s", k, name)
+	}
+	capped := cappedGPU(t)
+	defer capped.Close()
+	checkHMSM(t, capped) // H streamed in chunks at 2^20 under the cap
+	require.Positive(t, capped.StreamedChunks(), "chunks streamed with the fallback forced")
+	t.Logf("MSMs 2^%d with piece sums converted in k_subsum's branch equal gnark-crypto's (G1, G2, every scalar kind; streamed h MSMs too)", k)
 }
 
 // An MSM whose pairs do not fit the device memory runs its windows in
