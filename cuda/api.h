@@ -37,6 +37,7 @@ int msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err,
 int msm_g1_resident(void* handle, void* scalars, void* result, char* err, size_t errlen);
 int bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 void bench_force_branch_convert(int on);
+int bench_refuse_pass_scratch(int passes);
 int h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle, void* result, double* ms,
              char* err, size_t errlen);
 int h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms, char* err, size_t errlen);

@@ -32,6 +32,7 @@ extern "C" int cuzk_cuda_msm_g1_resident(void* handle, void* scalars, void* resu
 }
 #ifdef CUZK_CUDA_BENCH
 extern "C" void cuzk_cuda_bench_force_branch_convert(int on) { cuzk::bench_force_branch_convert(on); }
+extern "C" int cuzk_cuda_bench_refuse_pass_scratch(int passes) { return cuzk::bench_refuse_pass_scratch(passes); }
 extern "C" int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen) {
     return cuzk::bench_msm_g1(handle, n, reps, ms, err, errlen);
 }

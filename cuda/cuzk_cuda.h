@@ -106,7 +106,8 @@ int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* re
 void cuzk_cuda_abc_free(void* abc);
 
 /* The bench entry points (cuzk_cuda_bench_ntt, cuzk_cuda_bench_msm_g1,
- * cuzk_cuda_bench_msm_g2, cuzk_cuda_bench_force_branch_convert) are
+ * cuzk_cuda_bench_msm_g2, cuzk_cuda_bench_force_branch_convert,
+ * cuzk_cuda_bench_refuse_pass_scratch) are
  * optional symbols: only a bench build (make -C cuda BENCH=1, which the
  * device scripts use) exports them; a caller looks them up and does
  * without when they are absent. */
@@ -115,6 +116,13 @@ void cuzk_cuda_abc_free(void* abc);
  * in k_subsum's branch, the path it takes when the XYZZ sums get no
  * buffer (for the tests of that path; a bench build only). */
 void cuzk_cuda_bench_force_branch_convert(int on);
+
+/* The next passes MSM passes of more than one window are refused as if
+ * their scratch had been (cudaErrorMemoryAllocation after their sort), so
+ * that each runs again with half its windows; returns how many of the
+ * last setting were left (for the tests of that retry; a bench build
+ * only). */
+int cuzk_cuda_bench_refuse_pass_scratch(int passes);
 
 /* Times k repetitions of a forward NTT of size n on random device data
  * (for the bench driver; a bench build only); *ms receives the median

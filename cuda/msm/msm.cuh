@@ -371,6 +371,9 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     ph.mark("sort");
     if (int rc = pass_buckets(ws, err, errlen)) return rc;
     ph.mark("buckets");
+    if (nwg > 1 && cuzk::refuse_pass_scratch.load(std::memory_order_relaxed) > 0 &&
+        cuzk::refuse_pass_scratch.fetch_sub(1) > 0)  // the bench build's test of msm_device's retry
+        return fail(err, errlen, cuzk::cuda_code(cudaErrorMemoryAllocation), "pass scratch refused (test)");
     if (int rc = pass_accumulate<F>(ws, set, err, errlen)) return rc;
     ph.mark("accumulate");
     if (int rc = pass_tree<F>(ws, err, errlen)) return rc;

@@ -33,6 +33,7 @@ int cuzk::bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, 
     return bench_msm<fp_t>(handle, n, reps, ms, err, errlen);
 }
 void cuzk::bench_force_branch_convert(int on) { cuzk::force_branch_convert.store(on != 0); }
+int cuzk::bench_refuse_pass_scratch(int passes) { return std::max(cuzk::refuse_pass_scratch.exchange(passes), 0); }
 #endif
 
 // h computed on the device and fed straight into the H MSM: a, b, c go up

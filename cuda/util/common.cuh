@@ -58,6 +58,13 @@ static const int MAX_DEVICES = 64;
 // cuzk_cuda_bench_force_branch_convert, so that a test checks that path.
 inline std::atomic<int> force_branch_convert{0};
 
+// refuse_pass_scratch is how many MSM passes of more than one window are
+// still to be refused as if their scratch had been (after their sort, as
+// an allocation refused by the cap mid-pass): set by the bench build's
+// cuzk_cuda_bench_refuse_pass_scratch, so that a test checks the pass's
+// retry with half its windows.
+inline std::atomic<int> refuse_pass_scratch{0};
+
 inline device_state& state(int dev) {
     static device_state all[MAX_DEVICES];
     return all[(unsigned)dev % MAX_DEVICES];

@@ -138,6 +138,7 @@ static int call_put(void* f, void* h, size_t off, const void* p, size_t n, char*
     return ((put_fn)f)(h, off, p, n, e, el);
 }
 static void call_bench_force(void* f, int on) { ((void (*)(int))f)(on); }
+static int call_bench_refuse(void* f, int passes) { return ((int (*)(int))f)(passes); }
 static int call_bench_msm(void* f, void* h, size_t n, int reps, double* ms, char* e, size_t el) {
     return ((bench_msm_fn)f)(h, n, reps, ms, e, el);
 }

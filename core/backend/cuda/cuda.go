@@ -55,6 +55,7 @@ type Library struct {
 	g1Upload, g1Free, msmG1      unsafe.Pointer
 	benchMSM, benchMSMG2         unsafe.Pointer
 	benchForce                   unsafe.Pointer // cuzk_cuda_bench_force_branch_convert
+	benchRefuse                  unsafe.Pointer // cuzk_cuda_bench_refuse_pass_scratch
 	g2Upload, g2Free, msmG2      unsafe.Pointer
 	hMSM                         unsafe.Pointer
 	sUpload, sSelect, sDownload  unsafe.Pointer
@@ -128,7 +129,7 @@ func Open(path string) (*Library, error) {
 		name string
 		dst  *unsafe.Pointer
 	}{{"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}, {"cuzk_cuda_bench_msm_g2", &l.benchMSMG2},
-		{"cuzk_cuda_bench_force_branch_convert", &l.benchForce}} {
+		{"cuzk_cuda_bench_force_branch_convert", &l.benchForce}, {"cuzk_cuda_bench_refuse_pass_scratch", &l.benchRefuse}} {
 		*s.dst, _ = sym(s.name)
 	}
 	return l, nil
@@ -608,6 +609,17 @@ func (l *Library) forceBranchConvert(on bool) error {
 	}
 	C.call_bench_force(l.benchForce, cbool(on))
 	return nil
+}
+
+// refusePassScratch makes the next passes MSM passes of more than one
+// window fail as if their scratch had been refused (each then runs again
+// with half its windows) and returns how many of the last setting were
+// left (ErrNoBench without a bench build).
+func (l *Library) refusePassScratch(passes int) (int, error) {
+	if l.benchRefuse == nil {
+		return 0, ErrNoBench
+	}
+	return int(C.call_bench_refuse(l.benchRefuse, C.int(passes))), nil
 }
 
 func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residency[P, R, PR], points []P, reps int) (float64, error) {

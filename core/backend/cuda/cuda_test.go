@@ -696,6 +696,43 @@ func TestMSMBranchConvertMatchesCPU(t *testing.T) {
 	t.Logf("MSMs 2^%d with piece sums converted in k_subsum's branch equal gnark-crypto's (G1, G2, every scalar kind; streamed h MSMs too)", k)
 }
 
+// An MSM pass whose scratch is refused mid-pass (after its sort: memory
+// another thread took after the plan) runs again with half its windows,
+// forced twice an MSM by the bench build's switch: G1 and G2 MSMs of every
+// scalar kind still equal gnark-crypto's, and every refusal was used.
+func TestMSMPassRetryMatchesCPU(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	if _, err := be.lib.refusePassScratch(0); errors.Is(err, ErrNoBench) {
+		t.Skip("needs a bench build of libcuzk_cuda.so (make -C cuda BENCH=1)")
+	}
+	const k = 16
+	n := 1 << k
+	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
+	for name, sc := range scalarKinds(t, n) {
+		_, err := be.lib.refusePassScratch(2)
+		require.NoError(t, err)
+		want := cpuG1(t, pts, sc)
+		got, _, err := be.MSMG1(pts, sc)
+		require.NoError(t, err)
+		require.True(t, want.Equal(&got), "G1 2^%d %s, two passes refused", k, name)
+		_, err = be.lib.refusePassScratch(2)
+		require.NoError(t, err)
+		want2 := cpuG2(t, g2pts, sc)
+		got2, _, err := be.MSMG2(g2pts, sc, 0)
+		require.NoError(t, err)
+		require.True(t, want2.Equal(&got2), "G2 2^%d %s, two passes refused", k, name)
+		if name == "uniform" { // every window dense: passes of many windows to halve
+			left, err := be.lib.refusePassScratch(0)
+			require.NoError(t, err)
+			require.Zero(t, left, "both refusals met a pass of several windows")
+		}
+	}
+	_, err := be.lib.refusePassScratch(0)
+	require.NoError(t, err)
+	t.Logf("MSMs 2^%d with two passes refused mid-pass each equal gnark-crypto's (G1, G2, every scalar kind)", k)
+}
+
 // An MSM whose pairs do not fit the device memory runs its windows in
 // passes; the msm_max_pairs option forces that here: n/4 pairs a pass (one
 // window at a time for every scalar kind) and 3n (three windows of uniform
