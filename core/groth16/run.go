@@ -2,7 +2,6 @@ package groth16
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -94,11 +93,7 @@ func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *
 	err := lock.Run(func() error {
 		regionStart = time.Now()
 		if up != nil {
-			if rb, ok := up.pf.(backend.RegionBeginner); ok {
-				rb.BeginRegion(asg.Aux, len(asg.Inputs))
-			}
-			up.ran = true
-			up.regionStarted()
+			up.begin(true)
 		}
 		return p.region(pk, asg, prep, up, res, rep)
 	})
@@ -250,15 +245,16 @@ type uploads struct {
 	abc          chan error    // the a, b, c goroutine's end
 	abcErr       error
 	waited       bool
-	readyAt      time.Time     // when a, b, c were ready (set before abc is sent)
-	started      chan struct{} // closed when the region begins (or will not)
-	startOnce    sync.Once
-	ran          bool // the region began (set before started is closed)
+	inputs       int
+	readyAt      time.Time // when a, b, c were ready (set before abc is sent)
+	start        chan bool // the region began (true) or will not (false); sent once (begun)
+	begun        bool
 	released     bool
 }
 
 func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
-	u := &uploads{pf: pf, a: asg.A, b: asg.B, c: asg.C, aux: asg.Aux, abc: make(chan error, 1), started: make(chan struct{})}
+	u := &uploads{pf: pf, a: asg.A, b: asg.B, c: asg.C, aux: asg.Aux, inputs: len(asg.Inputs), abc: make(chan error, 1),
+		start: make(chan bool, 1)}
 	start := time.Now()
 	pf.Prefetch(nil, nil, nil, u.aux)
 	u.auxTime = time.Since(start)
@@ -266,7 +262,7 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 		err := asg.ready()
 		if err == nil {
 			u.readyAt = time.Now()
-			if <-u.started; u.ran {
+			if <-u.start {
 				pf.Prefetch(u.a, u.b, u.c, nil)
 			}
 		}
@@ -275,9 +271,19 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 	return u
 }
 
-// regionStarted lets the a, b, c goroutine go on (idempotent): to upload
-// them if the region began (ran), else to end.
-func (u *uploads) regionStarted() { u.startOnce.Do(func() { close(u.started) }) }
+// begin lets the a, b, c goroutine go on, once: to upload them if the
+// region began (ran; the backend told first, backend.RegionBeginner), else
+// to end.
+func (u *uploads) begin(ran bool) {
+	if u.begun {
+		return
+	}
+	u.begun = true
+	if rb, ok := u.pf.(backend.RegionBeginner); ok && ran {
+		rb.BeginRegion(u.aux, u.inputs)
+	}
+	u.start <- ran
+}
 
 // wait returns once the a, b, c upload has started (or a, b, c never
 // became ready: the error).
@@ -293,7 +299,7 @@ func (u *uploads) wait() error {
 // run), waits for it and frees what the device did not use of the
 // uploads; once: later calls do nothing.
 func (u *uploads) release() {
-	u.regionStarted()
+	u.begin(false)
 	if u.released {
 		return
 	}

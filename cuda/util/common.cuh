@@ -49,9 +49,6 @@ struct device_state {
 
 static const int MAX_DEVICES = 64;
 
-// One state a device for the whole library: an inline function with
-// external linkage has one static local across translation units (static
-// inline would give each .cu file its own count and options).
 // force_branch_convert makes every MSM's accumulation take the path it
 // takes when its XYZZ piece sums get no buffer (k_subsum converting in its
 // branch, msm.cuh's pass_accumulate): set by the bench build's
@@ -65,6 +62,9 @@ inline std::atomic<int> force_branch_convert{0};
 // retry with half its windows.
 inline std::atomic<int> refuse_pass_scratch{0};
 
+// One state a device for the whole library: an inline function with
+// external linkage has one static local across translation units (static
+// inline would give each .cu file its own count and options).
 inline device_state& state(int dev) {
     static device_state all[MAX_DEVICES];
     return all[(unsigned)dev % MAX_DEVICES];

@@ -72,7 +72,7 @@ type abcPrefetch struct {
 // Each part replaces only the prefetch of its own slices: the a, b, c part
 // may come later, from another goroutine, while QueryMSMs runs on the aux
 // prefetch, and another partition's prefetches stay. Under a cap the a, b,
-// c part is decided as the running region's own (roomFor): ask for it
+// c part is decided as the running region's own (roomNow): ask for it
 // within the partition's region (groth16's uploads do).
 func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	if len(aux) > 0 {
@@ -85,7 +85,7 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 		// the margin of one vector of n scalars stands for what that
 		// partition may still allocate (a selection, or its h stage's
 		// a, b, c beyond what its query stage frees), not counted exactly
-		if ok, _ := b.roomFor(uint64(len(aux))*scalarSize, len(aux), false); ok {
+		if b.fits(b.roomNow(len(aux), false), uint64(len(aux))*scalarSize, len(aux)) {
 			if s, err := b.uploadScalars(aux); err == nil {
 				if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
 					old.s.free()
@@ -102,12 +102,12 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	}
 	vec := uint64(n) * scalarSize
 	done := false
-	whole, room := b.roomFor(3*vec, n, true)
+	room := b.roomNow(n, true)
 	b.preMu.Lock()
 	b.preLast = room
 	b.preMu.Unlock()
 	switch {
-	case whole:
+	case b.fits(room, 3*vec, n):
 		done = b.prefetchABC(a, bb, c, false)
 	case b.fits(room, vec, n):
 		done = b.prefetchABC(a, bb, c, true)
@@ -139,19 +139,16 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 	return true
 }
 
-// roomFor reports whether a prefetch of bytes for a partition of n rows
-// may start now under a cap: beside what the device holds, the partition
-// running there may still allocate its query stage's vectors and need an
-// MSM's scratch beyond what the MSM pool reserves (devmem.go's
-// prefetchFits). own: the prefetch is of the partition whose region runs
-// (a, b, c: the engine asks for them within their region), whose query
-// stage's vectors still to come are counted (queryStage); else one
-// selection still to come is. (Without a cap a prefetch that does not fit
-// fails and is dropped.) It returns the count it decided on (Cap 0: no
-// cap, or the count could not be read).
-func (b *Backend) roomFor(bytes uint64, n int, own bool) (bool, backend.PrefetchRoom) {
+// roomNow reads, under a cap, the count a prefetch for a partition of n
+// rows is decided on (Cap 0: no cap, or the count could not be read):
+// what the device holds, of it the MSM pool's reservation, and what the
+// partition running there may still allocate. own: the prefetch is of the
+// partition whose region runs (a, b, c: the engine asks for them within
+// their region), whose query stage's vectors still to come are counted
+// (queryStage); else one selection still to come is.
+func (b *Backend) roomNow(n int, own bool) backend.PrefetchRoom {
 	if b.mem == nil || b.mem.plan.cap == 0 {
-		return true, backend.PrefetchRoom{}
+		return backend.PrefetchRoom{}
 	}
 	b.qsMu.Lock()
 	m, err := b.Memory(false)
@@ -161,14 +158,15 @@ func (b *Backend) roomFor(bytes uint64, n int, own bool) (bool, backend.Prefetch
 	}
 	b.qsMu.Unlock()
 	if err != nil {
-		return false, backend.PrefetchRoom{}
+		return backend.PrefetchRoom{}
 	}
-	room := backend.PrefetchRoom{Held: m.Held, Pool: m.Pool, Query: query, Cap: b.mem.plan.cap}
-	return b.fits(room, bytes, n), room
+	return backend.PrefetchRoom{Held: m.Held, Pool: m.Pool, Query: query, Cap: b.mem.plan.cap}
 }
 
-// fits applies the plan's rule (devmem.go's prefetchFits) to a count read
-// by roomFor.
+// fits reports whether a prefetch of bytes for a partition of n rows may
+// start beside the count r (roomNow) by the plan's rule (devmem.go's
+// prefetchFits): always without a cap (a prefetch that does not fit then
+// fails and is dropped), never when the count could not be read.
 func (b *Backend) fits(r backend.PrefetchRoom, bytes uint64, n int) bool {
 	if b.mem == nil || b.mem.plan.cap == 0 {
 		return true
@@ -184,7 +182,7 @@ func (b *Backend) fits(r backend.PrefetchRoom, bytes uint64, n int) bool {
 
 // queryMem runs fn, an allocation or a free of QueryMSMs' vectors (nil:
 // none), and records the stage's live and peak bytes after it, under qsMu
-// (roomFor reads them with the device's count); live and peak 0: the
+// (roomNow reads them with the device's count); live and peak 0: the
 // stage is over.
 func (b *Backend) queryMem(live, peak uint64, fn func() error) error {
 	b.qsMu.Lock()

@@ -413,11 +413,11 @@ func (r *residency[P, R, PR]) resident(points []P) bool {
 // streams reports whether points' MSM will stream them: no resident copy,
 // and none that the plan would make (handle).
 func (r *residency[P, R, PR]) streams(points []P) bool {
-	if r.resident(points) {
-		return false
-	}
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
+	if _, ok := r.sets[keyOf(points)]; ok {
+		return false
+	}
 	_, fits := r.fitsLocked(len(points))
 	return !fits
 }
