@@ -454,6 +454,10 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
         const int nwg = std::min(per, nw - w0);
         const size_t n1g = w0 == 0 ? n1 : 0;
         if ((size_t)nwg * m + n1g >= (1ull << 32)) return fail(err, errlen, 1, "msm of %zu points is too large for one call", n);
+        if ((size_t)nwg * m + n1g == 0) {  // no pairs (every scalar 0 or 1, past window 0): these sums stay at infinity
+            w0 += nwg;
+            continue;
+        }
         int rc = msm_pass<F>(set, d_scalars, dense.as<uint32_t>(), m, ones.as<uint32_t>(), n1g, c, nw, w0, nwg, out->w + w0, acc,
                              ph, err, errlen);
         if (rc == cuzk::cuda_code(cudaErrorMemoryAllocation) && nwg > 1) {

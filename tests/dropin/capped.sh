@@ -37,9 +37,26 @@ for cap in $caps; do
   cfg=
   [ "$cap" != 0 ] && cfg=$'[gpus]\nmax_device_memory = "'$cap'GiB"'
   OUT=$out/$cap CUZK_LOG_LEVEL=debug DROPIN_LOG2=$S DROPIN_KEY=tiled DROPIN_NS=1 DROPIN_CALLS=3 \
-    DROPIN_CONFIG="$cfg" tests/dropin/device.sh bench >"$out/$cap.txt" 2>&1
+    DROPIN_CONFIG="$cfg" DROPIN_BENCH_ARGS="${DROPIN_BENCH_ARGS:-} --proofs-out $out/$cap.proof" \
+    tests/dropin/device.sh bench >"$out/$cap.txt" 2>&1
   echo "== cap $cap GiB (0: none)"
   grep -E "circuit, (min|median)|^proofs|prefetched|decided on|chunks streamed|cuzk's count" "$out/$cap.txt"
+done
+# the same dump, key and randomness under every cap: the proofs must be
+# the same bytes (the resident one is checked against the CPU backend's by
+# device.sh cpu; the bench compares calls and modes within one run)
+first=
+for cap in $caps; do
+  f=$out/$cap.proof
+  if [ ! -s "$f" ]; then
+    echo "FAIL: no proof written under cap $cap"
+  elif [ -z "$first" ]; then
+    first=$f
+  elif cmp -s "$first" "$f"; then
+    echo "proof under cap $cap equals the one under cap ${first##*/}: $(sha256sum <"$f" | cut -c1-16)"
+  else
+    echo "FAIL: the proof under cap $cap differs from the one under cap ${first##*/}"
+  fi
 done
 # the device tool brings back at most 8 files: the logs go in one archive
 (cd "$out" && tar czf all.tgz --exclude='*.txt' --exclude=all.tgz -- * && find . -mindepth 1 -not -name '*.txt' -not -name all.tgz -delete)
