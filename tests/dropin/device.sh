@@ -138,17 +138,32 @@ fi
 # every GPU (-1), then two host threads pinned to GPU 0 and GPU 1, each with
 # its own gpu_mtx; every run's proofs are compared across calls (and with
 # the setup key verified); the bench prints throughput, each GPU's
-# utilisation and the engine's busy time per device.
+# utilisation and the engine's busy time per device. On a host with one
+# GPU: pinned, spread, two threads both pinned to GPU 0 (each its own
+# gpu_mtx: the device's interlock serializes them), and two threads pinned
+# to GPU 0 and GPU 1, which must be refused at once with the library's
+# message for a gpu_index that names no device (checked).
 if has multi; then
   n=${ns##* }
   log=$out/multi-2^$S-n$n.log
-  for spec in "--gpu-index 0" "--gpu-index -1" "--threads 2 --gpus 0,1"; do
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  specs=("--gpu-index 0" "--gpu-index -1" "--threads 2 --gpus 0,1")
+  [ "$gpus" = 1 ] && specs=("--gpu-index 0" "--gpu-index -1" "--threads 2 --gpus 0,0" "--threads 2 --gpus 0,1")
+  for spec in "${specs[@]}"; do
     echo "== $spec" >>"$log"
     # shellcheck disable=SC2086
     timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
       --calls "$calls" --mode sync "${cfgargs[@]}" "${noverify[@]}" $spec
+    rc=$?
+    if [ "$gpus" = 1 ] && [ "$spec" = "--threads 2 --gpus 0,1" ]; then
+      if [ $rc -ne 0 ] && grep -q "gpu_index 1: engine: no such device" "$log"; then
+        echo "one GPU: gpu_index 1 refused with the library's message, as it must be" | tee -a "$log"
+      else
+        echo "FAIL: one GPU: gpu_index 1 was not refused with the library's message (exit $rc)" | tee -a "$log"
+      fi
+    fi
   done
-  grep -E "^== |^circuit, (min|median)|^throughput|utilisation, mean|^engine busy|^proofs:" "$log"
+  grep -E "^== |^circuit, (min|median)|^throughput|utilisation, mean|^engine busy|^proofs:|gpu_index 1" "$log"
 fi
 # cpu: the first circuit proved by the CPU backend (no CUDA library), its
 # proof compared byte for byte with the GPU's (same r, s): the check for a
