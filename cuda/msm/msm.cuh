@@ -250,9 +250,12 @@ int pass_accumulate(pass_workspace& ws, const point_set<F>* set, char* err, size
         // refused
         const size_t xbytes = (size_t)total * sizeof(xyzz_t<F>);
         xyzz_t<F>* px = ws.sorted_keys.as<xyzz_t<F>>();
+#ifdef CUZK_CUDA_BENCH
         if (cuzk::force_branch_convert.load(std::memory_order_relaxed)) {
             px = nullptr;  // the bench build's test of the fallback below
-        } else if (xbytes > ws.pairs * 4) {
+        } else
+#endif
+        if (xbytes > ws.pairs * 4) {
             px = nullptr;
             if (ws.piece_xyzz.alloc(xbytes) == cudaSuccess)
                 px = ws.piece_xyzz.as<xyzz_t<F>>();
@@ -371,9 +374,11 @@ int msm_pass(const point_set<F>* set, const fr_t* d_scalars, const uint32_t* den
     ph.mark("sort");
     if (int rc = pass_buckets(ws, err, errlen)) return rc;
     ph.mark("buckets");
+#ifdef CUZK_CUDA_BENCH
     if (nwg > 1 && cuzk::refuse_pass_scratch.load(std::memory_order_relaxed) > 0 &&
         cuzk::refuse_pass_scratch.fetch_sub(1) > 0)  // the bench build's test of msm_device's retry
         return fail(err, errlen, cuzk::cuda_code(cudaErrorMemoryAllocation), "pass scratch refused (test)");
+#endif
     if (int rc = pass_accumulate<F>(ws, set, err, errlen)) return rc;
     ph.mark("accumulate");
     if (int rc = pass_tree<F>(ws, err, errlen)) return rc;

@@ -52,14 +52,15 @@ static const int MAX_DEVICES = 64;
 // force_branch_convert makes every MSM's accumulation take the path it
 // takes when its XYZZ piece sums get no buffer (k_subsum converting in its
 // branch, msm.cuh's pass_accumulate): set by the bench build's
-// cuzk_cuda_bench_force_branch_convert, so that a test checks that path.
+// cuzk_cuda_bench_force_branch_convert, so that a test checks that path
+// (read in a bench build only: a release build's MSMs never look).
 inline std::atomic<int> force_branch_convert{0};
 
 // refuse_pass_scratch is how many MSM passes of more than one window are
 // still to be refused as if their scratch had been (after their sort, as
 // an allocation refused by the cap mid-pass): set by the bench build's
 // cuzk_cuda_bench_refuse_pass_scratch, so that a test checks the pass's
-// retry with half its windows.
+// retry with half its windows (read in a bench build only).
 inline std::atomic<int> refuse_pass_scratch{0};
 
 // One state a device for the whole library: an inline function with

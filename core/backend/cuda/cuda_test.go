@@ -680,14 +680,7 @@ func TestMSMBranchConvertMatchesCPU(t *testing.T) {
 	n := 1 << k
 	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
 	for name, sc := range scalarKinds(t, n) {
-		want := cpuG1(t, pts, sc)
-		got, _, err := be.MSMG1(pts, sc)
-		require.NoError(t, err)
-		require.True(t, want.Equal(&got), "G1 2^%d %s", k, name)
-		want2 := cpuG2(t, g2pts, sc)
-		got2, _, err := be.MSMG2(g2pts, sc, 0)
-		require.NoError(t, err)
-		require.True(t, want2.Equal(&got2), "G2 2^%d %s", k, name)
+		checkBothGroups(t, be, pts, g2pts, sc, nil, fmt.Sprintf("2^%d %s", k, name))
 	}
 	capped := cappedGPU(t)
 	defer capped.Close()
@@ -709,19 +702,12 @@ func TestMSMPassRetryMatchesCPU(t *testing.T) {
 	const k = 16
 	n := 1 << k
 	pts, g2pts := testPoints(t, n), testPointsG2(t, n)
-	for name, sc := range scalarKinds(t, n) {
+	refuseTwo := func() {
 		_, err := be.lib.refusePassScratch(2)
 		require.NoError(t, err)
-		want := cpuG1(t, pts, sc)
-		got, _, err := be.MSMG1(pts, sc)
-		require.NoError(t, err)
-		require.True(t, want.Equal(&got), "G1 2^%d %s, two passes refused", k, name)
-		_, err = be.lib.refusePassScratch(2)
-		require.NoError(t, err)
-		want2 := cpuG2(t, g2pts, sc)
-		got2, _, err := be.MSMG2(g2pts, sc, 0)
-		require.NoError(t, err)
-		require.True(t, want2.Equal(&got2), "G2 2^%d %s, two passes refused", k, name)
+	}
+	for name, sc := range scalarKinds(t, n) {
+		checkBothGroups(t, be, pts, g2pts, sc, refuseTwo, fmt.Sprintf("2^%d %s, two passes refused", k, name))
 		if name == "uniform" { // every window dense: passes of many windows to halve
 			left, err := be.lib.refusePassScratch(0)
 			require.NoError(t, err)
@@ -731,6 +717,27 @@ func TestMSMPassRetryMatchesCPU(t *testing.T) {
 	_, err := be.lib.refusePassScratch(0)
 	require.NoError(t, err)
 	t.Logf("MSMs 2^%d with two passes refused mid-pass each equal gnark-crypto's (G1, G2, every scalar kind)", k)
+}
+
+// checkBothGroups compares be's G1 MSM of sc over pts and its G2 MSM over
+// g2pts with gnark-crypto's; before, when not nil, runs ahead of each MSM;
+// label names the case in the messages.
+func checkBothGroups(t *testing.T, be *Backend, pts []bls.G1Affine, g2pts []bls.G2Affine, sc []fr.Element, before func(), label string) {
+	t.Helper()
+	if before != nil {
+		before()
+	}
+	want := cpuG1(t, pts, sc)
+	got, _, err := be.MSMG1(pts, sc)
+	require.NoError(t, err)
+	require.True(t, want.Equal(&got), "G1 %s", label)
+	if before != nil {
+		before()
+	}
+	want2 := cpuG2(t, g2pts, sc)
+	got2, _, err := be.MSMG2(g2pts, sc, 0)
+	require.NoError(t, err)
+	require.True(t, want2.Equal(&got2), "G2 %s", label)
 }
 
 // An MSM whose pairs do not fit the device memory runs its windows in
@@ -748,14 +755,7 @@ func TestMSMInPassesMatchesCPU(t *testing.T) {
 		o.MSMMaxPairs = uint64(limit)
 		require.NoError(t, be.lib.SetOptions(be.dev, o))
 		for name, sc := range scalarKinds(t, n) {
-			want := cpuG1(t, pts, sc)
-			got, _, err := be.MSMG1(pts, sc)
-			require.NoError(t, err)
-			require.True(t, want.Equal(&got), "G1 2^%d %s, %d pairs a pass", k, name, limit)
-			want2 := cpuG2(t, g2pts, sc)
-			got2, _, err := be.MSMG2(g2pts, sc, 0)
-			require.NoError(t, err)
-			require.True(t, want2.Equal(&got2), "G2 2^%d %s, %d pairs a pass", k, name, limit)
+			checkBothGroups(t, be, pts, g2pts, sc, nil, fmt.Sprintf("2^%d %s, %d pairs a pass", k, name, limit))
 		}
 		t.Logf("MSMs 2^%d with at most %d pairs a pass equal gnark-crypto's MultiExp (G1, G2, every scalar kind)", k, limit)
 	}

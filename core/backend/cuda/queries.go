@@ -121,13 +121,11 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 // same slices, and counts it; false: the upload failed.
 func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: len(a), aOnly: aOnly}
-	var err error
 	if aOnly {
-		x.h, err = b.uploadABC(a, nil, nil)
-	} else {
-		x.h, err = b.uploadABC(a, bb, c)
+		bb, c = nil, nil
 	}
-	if err != nil {
+	var err error
+	if x.h, err = b.uploadABC(a, bb, c); err != nil {
 		return false
 	}
 	b.freeABC(slot(b, &b.abc, &a[0], x))
