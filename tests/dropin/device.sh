@@ -5,7 +5,7 @@
 # synthetic circuit with a domain of 2^S rows, its development parameters and
 # its dumped assignment, then runs the drop-in bench for each N in
 # DROPIN_NS. Logs go under $OUT (packed into $OUT/logs.tgz on exit).
-#   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu] [multi]   (no argument: the first three)
+#   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu] [multi] [engine]   (no argument: the first three)
 # prepare: cuzk generate + setup + dump-assignment (timed; a 2^24 setup takes
 #          about a minute on 16 cores), into DROPIN_WORK (kept between calls
 #          while the machine stays warm)
@@ -104,7 +104,7 @@ if has prepare; then
   for j in $(seq 1 "$ndumps"); do
     timed "$log" "$cuzk" dump-assignment --trusted-params --params "$work/c.params" --r1cs "$work/c.r1cs" \
       --wtns "$work/w$j.wtns" --out "$work/dump$j" || exit 1
-    rm -f "$work/w$j.wtns"
+    has engine && [ "$j" = 1 ] || rm -f "$work/w$j.wtns" # engine proves w1 again
   done
   ls -la "$work" >>"$log"
 fi
@@ -187,4 +187,34 @@ if has cpu; then
   else
     echo "FAIL: GPU proof differs from the CPU backend's" | tee -a "$log"
   fi
+fi
+# engine: the same circuit through the engine (cuzk bench: one proof of N
+# partitions per call, DROPIN_CALLS proofs, each verified unless the key is
+# tiled), on every GPU found (gpus.devices empty: partitions spread) and on
+# GPU 0 alone (gpus.devices = [0]); the bench prints throughput and each
+# device's utilisation. Needs prepare run with engine in the same steps
+# (w1.wtns is kept then).
+if has engine; then
+  n=${ns##* }
+  log=$out/engine-2^$S-n$n.log
+  [ -f "$work/w1.wtns" ] || { echo "engine: no $work/w1.wtns (run prepare with engine)" | tee -a "$log"; exit 1; }
+  for devs in all 0; do
+    c=$config
+    if [ $devs = 0 ]; then # one [gpus] table only
+      if grep -qx '\[gpus\]' <<<"$config"; then
+        c=$(awk '{print} $0 == "[gpus]" {print "devices = [0]"}' <<<"$config")
+      else
+        c=$config$'\n[gpus]\ndevices = [0]'
+      fi
+    fi
+    echo "== devices $devs" >>"$log"
+    eargs=()
+    if [ -n "$c" ]; then # cuzk bench reads its configuration from a file
+      printf '%s\n' "$c" >"$work/engine-$devs.toml"
+      eargs=(--config "$work/engine-$devs.toml")
+    fi
+    timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$work/c.params" \
+      --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}"
+  done
+  grep -E "^== |throughput|^device |^peak RSS|verif" "$log"
 fi
