@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -84,12 +85,14 @@ func (e *Engine) synthesizeOne(t *task) error {
 			return fmt.Errorf("witness callback: %w", err)
 		}
 	}
-	opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle)}
+	// every row checked as it is evaluated (a wrong witness fails here,
+	// named by its first unsatisfied constraint, not at verification)
+	opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle), Check: true}
 	if err := cs.Eval(w, asg.A, asg.B, asg.C, opt); err != nil {
+		if errors.Is(err, r1cs.ErrUnsatisfied) {
+			return fmt.Errorf("witness does not satisfy the circuit: %w", err)
+		}
 		return err
-	}
-	if err := cs.CheckEvaluation(asg.A, asg.B, asg.C); err != nil {
-		return fmt.Errorf("witness does not satisfy the circuit: %w", err)
 	}
 	asg.Inputs, asg.Aux, asg.Density = w.Inputs, w.Aux, &cs.Density
 	err := e.pinAux(t)

@@ -174,10 +174,8 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 	if ev.NbTasks == 0 {
 		ev.NbTasks = opt.tasks()
 	}
+	ev.Check = true // each row checked as it is evaluated
 	if err := cs.Eval(w, asg.A, asg.B, asg.C, ev); err != nil {
-		return nil, nil, err
-	}
-	if err := cs.CheckEvaluation(asg.A, asg.B, asg.C); err != nil {
 		return nil, nil, err
 	}
 	matvec := time.Since(start)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -65,6 +66,51 @@ func TestEvalMatchesNaive(t *testing.T) {
 		require.ErrorIs(t, err, stopErr)
 		require.Less(t, calls.Load(), int64(n/4), "evaluation stops soon after Pause fails")
 		require.Error(t, cs.Eval(w, a[:cs.Rows()-1], b[:cs.Rows()-1], c[:cs.Rows()-1], r1cs.EvalOptions{}))
+	}
+}
+
+// TestEvalCheckNamesFirstUnsatisfied corrupts witnesses so that several
+// constraints fail, in blocks that different goroutines take, and checks
+// that Eval's Check and CheckEvaluation both name the first failing
+// constraint found by a serial dense evaluation (naiveRow).
+func TestEvalCheckNamesFirstUnsatisfied(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range synthetic.Shapes {
+		cs, w := synthetic.Random(rng, shape, 600)
+		n := cs.DomainSize()
+		a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+		require.NoError(t, cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 3, CheckRows: 8, Check: true}), "%s: a satisfying witness", shape)
+		for trial := 0; trial < 8; trial++ {
+			bad := &r1cs.Witness{Inputs: append([]fr.Element(nil), w.Inputs...), Aux: append([]fr.Element(nil), w.Aux...)}
+			for range 1 + rng.IntN(4) { // any variable but ONE (input 0)
+				if v := 1 + rng.IntN(len(bad.Inputs)+len(bad.Aux)-1); v < len(bad.Inputs) {
+					bad.Inputs[v].SetUint64(rng.Uint64())
+				} else {
+					bad.Aux[v-len(bad.Inputs)].SetUint64(rng.Uint64())
+				}
+			}
+			z := append(append([]fr.Element(nil), bad.Inputs...), bad.Aux...)
+			want := -1
+			for k := 0; k < cs.NumConstraints && want < 0; k++ {
+				var p fr.Element
+				ra, rb, rc := naiveRow(cs, &cs.A, k, z), naiveRow(cs, &cs.B, k, z), naiveRow(cs, &cs.C, k, z)
+				if !p.Mul(&ra, &rb).Equal(&rc) {
+					want = k
+				}
+			}
+			err := cs.Eval(bad, a, b, c, r1cs.EvalOptions{NbTasks: 4, CheckRows: 4, Check: true})
+			if want < 0 { // the corruption touched no constraint's product
+				require.NoError(t, err)
+				continue
+			}
+			require.ErrorIs(t, err, r1cs.ErrUnsatisfied, "%s trial %d", shape, trial)
+			require.ErrorContains(t, err, fmt.Sprintf("constraint %d:", want), "%s trial %d", shape, trial)
+			require.NoError(t, cs.Eval(bad, a, b, c, r1cs.EvalOptions{NbTasks: 2, CheckRows: 16}), "without Check, no check")
+			err = cs.CheckEvaluation(a, b, c)
+			require.ErrorIs(t, err, r1cs.ErrUnsatisfied)
+			require.ErrorContains(t, err, fmt.Sprintf("constraint %d:", want))
+		}
+		require.Error(t, cs.CheckEvaluation(a[:cs.NumConstraints-1], b, c), "short buffers are an error, not a panic")
 	}
 }
 

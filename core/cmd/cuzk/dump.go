@@ -59,10 +59,7 @@ func runDump(args []string, stdout io.Writer) error {
 	}
 	n := cs.DomainSize()
 	a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
-	if err := cs.Eval(w, a, b, c, r1cs.EvalOptions{}); err != nil {
-		return inputErr(err)
-	}
-	if err := cs.CheckEvaluation(a, b, c); err != nil {
+	if err := cs.Eval(w, a, b, c, r1cs.EvalOptions{Check: true}); err != nil {
 		return inputErr(err)
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
