@@ -52,3 +52,21 @@ func BenchmarkEval(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecodeCircomR1CS times the parse of a 2^20-row circom .r1cs
+// (3% hash chain, ~164 MiB), the first stage of `cuzk prove` and `cuzk
+// bench --r1cs`: go test -bench DecodeCircom -run '^$' ./core/r1cs/
+func BenchmarkDecodeCircomR1CS(b *testing.B) {
+	cs, _, err := synthetic.Generate(synthetic.Spec{Constraints: 1<<20 - 64, DenseFraction: 0.03, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := cs.EncodeCircomR1CS()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := r1cs.DecodeCircomR1CS(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // ErrWrongPrime is wrapped by the error for a circom file over another field.
@@ -129,49 +131,7 @@ func DecodeCircomR1CS(data []byte) (*R1CS, error) {
 		return nil, fmt.Errorf("r1cs: circom r1cs: %d constraints cannot fit in a %d-byte constraint section", nConstraints, len(body))
 	}
 
-	b := newShapeBuilder()
-	off := 0
-	readLC := func(k, which int) (LC, error) {
-		if len(body)-off < 4 {
-			return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d: truncated", k)
-		}
-		n := int(binary.LittleEndian.Uint32(body[off:]))
-		off += 4
-		if n > (len(body)-off)/(4+n8) {
-			return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d: %d terms overrun the section", k, n)
-		}
-		lc := make(LC, n)
-		for t := range lc {
-			wire := binary.LittleEndian.Uint32(body[off:])
-			if int(wire) >= nWires {
-				return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[which], wire, nWires)
-			}
-			c, err := readElement(body[off+4:])
-			if err != nil {
-				return nil, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[which])
-			}
-			off += 4 + n8
-			v := Variable{id: wire, input: true}
-			if int(wire) >= nInputs {
-				v = Variable{id: wire - uint32(nInputs)}
-			}
-			lc[t] = Term{Var: v, Coeff: c}
-		}
-		return lc, nil
-	}
-	for k := 0; k < nConstraints; k++ {
-		var lcs [3]LC
-		for i := range lcs {
-			if lcs[i], err = readLC(k, i); err != nil {
-				return nil, err
-			}
-		}
-		b.Enforce(lcs[0], lcs[1], lcs[2])
-	}
-	if off != len(body) {
-		return nil, fmt.Errorf("r1cs: circom r1cs: %d bytes left after %d constraints", len(body)-off, nConstraints)
-	}
-	return b.compile(nInputs, nWires-nInputs), nil
+	return decodeCircomConstraints(body, circomShape{nConstraints: nConstraints, nInputs: nInputs, nWires: nWires, n8: n8})
 }
 
 // ReadCircomWitness reads a circom .wtns file and splits it into inputs and
@@ -215,8 +175,21 @@ func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
 		return nil, fmt.Errorf("r1cs: circom wtns: %d values, circuit has %d variables", n, r.NumVars())
 	}
 	vals := make([]fr.Element, n)
-	for i := range vals {
-		if vals[i], err = readElement(body[i*n8:]); err != nil {
+	// in parallel ranges of 2^16 values or more; the first bad value named
+	tasks := max(1, min(runtime.GOMAXPROCS(0), n>>16))
+	bad := make([]int, tasks)
+	par.Ranges(tasks, n, func(t, from, to int) {
+		bad[t] = -1
+		for i := from; i < to; i++ {
+			var err error
+			if vals[i], err = readElement(body[i*n8:]); err != nil {
+				bad[t] = i
+				return
+			}
+		}
+	})
+	for _, i := range bad {
+		if i >= 0 {
 			return nil, fmt.Errorf("r1cs: circom wtns: value %d is not a canonical field element", i)
 		}
 	}
