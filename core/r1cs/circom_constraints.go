@@ -105,7 +105,7 @@ func scanCircomConstraints(body []byte, sh circomShape) (starts []int, complete 
 // terms' row lengths, columns and coefficients as indexes into the
 // chunk's own table (first occurrences in order, 1 and −1 first).
 type circomChunkOut struct {
-	rowLen [3][]uint32
+	rowLen [3][]uint64
 	col    [3][]uint32
 	loc    [3][]uint32
 	table  [3][]fr.Element
@@ -137,7 +137,7 @@ func (o *circomChunkOut) decode(body []byte, sh circomShape, from, to, off int) 
 		}
 	}
 	for i := range 3 {
-		o.rowLen[i] = make([]uint32, 0, to-from)
+		o.rowLen[i] = make([]uint64, 0, to-from)
 		o.col[i] = make([]uint32, 0, terms[i])
 		o.loc[i] = make([]uint32, 0, terms[i])
 	}
@@ -184,7 +184,7 @@ func (o *circomChunkOut) constraint(body []byte, sh circomShape, k, off, lcs int
 			o.col[i] = append(o.col[i], col)
 			o.loc[i] = append(o.loc[i], o.index(i, &t.Coeff))
 		}
-		o.rowLen[i] = append(o.rowLen[i], uint32(len(o.col[i])))
+		o.rowLen[i] = append(o.rowLen[i], uint64(len(o.col[i])))
 	}
 	return nil
 }
@@ -236,7 +236,7 @@ func assembleCircom(chunks []circomChunkOut, sh circomShape) *R1CS {
 			o := &chunks[c]
 			k0 := c * circomChunk
 			for j, end := range o.rowLen[i] {
-				m.RowPtr[k0+j+1] = uint64(base[c]) + uint64(end)
+				m.RowPtr[k0+j+1] = uint64(base[c]) + end
 			}
 			copy(m.Col[base[c]:], o.col[i])
 			val := m.Val[base[c]:base[c+1]]
