@@ -29,12 +29,18 @@ func naiveRow(cs *r1cs.R1CS, m *r1cs.Matrix, k int, z []fr.Element) fr.Element {
 	return acc
 }
 
+// abc returns zeroed a, b, c buffers of cs's domain size.
+func abc(cs *r1cs.R1CS) (a, b, c []fr.Element) {
+	n := cs.DomainSize()
+	return make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+}
+
 func TestEvalMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range synthetic.Shapes {
 		cs, w := synthetic.Random(rng, shape, 300)
 		n := cs.DomainSize()
-		a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+		a, b, c := abc(cs)
 		for i := range a { // garbage that Eval must overwrite
 			a[i].SetUint64(99)
 			b[i].SetUint64(99)
@@ -77,8 +83,7 @@ func TestEvalCheckNamesFirstUnsatisfied(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, shape := range synthetic.Shapes {
 		cs, w := synthetic.Random(rng, shape, 600)
-		n := cs.DomainSize()
-		a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+		a, b, c := abc(cs)
 		require.NoError(t, cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 3, CheckRows: 8, Check: true}), "%s: a satisfying witness", shape)
 		for trial := 0; trial < 8; trial++ {
 			bad := &r1cs.Witness{Inputs: append([]fr.Element(nil), w.Inputs...), Aux: append([]fr.Element(nil), w.Aux...)}
