@@ -88,7 +88,7 @@ func inBlocks(n, block, tasks int, pause func() error, fn func(from, to int) int
 				if blk >= nBlocks {
 					return
 				}
-				if int64(blk*block) > found.Load() {
+				if int64(blk*block) >= found.Load() {
 					continue
 				}
 				if pause != nil {
@@ -110,6 +110,13 @@ func inBlocks(n, block, tasks int, pause func() error, fn func(from, to int) int
 		return -1, *err
 	}
 	if f := found.Load(); f != math.MaxInt64 {
+		// the blocks skipped after the find paused no one: a stop asked
+		// for meanwhile (a cancelled job) still comes first
+		if pause != nil {
+			if err := pause(); err != nil {
+				return -1, err
+			}
+		}
 		return int(f), nil
 	}
 	return -1, nil

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -116,6 +117,23 @@ func TestEvalCheckNamesFirstUnsatisfied(t *testing.T) {
 			require.ErrorContains(t, err, fmt.Sprintf("constraint %d:", want))
 		}
 		require.Error(t, cs.CheckEvaluation(a[:cs.NumConstraints-1], b, c), "short buffers are an error, not a panic")
+		// a stop asked for while the check runs (a cancelled job) wins over
+		// the unsatisfied constraint it found
+		bad := &r1cs.Witness{Inputs: w.Inputs, Aux: slices.Clone(w.Aux)}
+		for i := range bad.Aux {
+			bad.Aux[i].SetUint64(uint64(i) + 7)
+		}
+		if cs.IsSatisfied(bad) != nil {
+			stop := errors.New("cancelled")
+			var calls atomic.Int64
+			err := cs.Eval(bad, a, b, c, r1cs.EvalOptions{NbTasks: 1, CheckRows: 4, Check: true, Pause: func() error {
+				if calls.Add(1) > 1 {
+					return stop
+				}
+				return nil
+			}})
+			require.ErrorIs(t, err, stop, "%s", shape)
+		}
 	}
 }
 
