@@ -72,8 +72,13 @@ func runDump(args []string, stdout io.Writer) error {
 	for _, x := range w.Inputs[1:] {
 		meta.Public = append(meta.Public, x.BigInt(new(big.Int)).String())
 	}
-	elems := map[string][]fr.Element{"a.bin": a[:rows], "b.bin": b[:rows], "c.bin": c[:rows], "inputs.bin": w.Inputs, "aux.bin": w.Aux}
-	for name, v := range elems {
+	// in a fixed order: assignment.json lists the files as written
+	elems := []struct {
+		name string
+		v    []fr.Element
+	}{{"a.bin", a[:rows]}, {"b.bin", b[:rows]}, {"c.bin", c[:rows]}, {"inputs.bin", w.Inputs}, {"aux.bin", w.Aux}}
+	for _, e := range elems {
+		name, v := e.name, e.v
 		buf := make([]byte, 32*len(v))
 		service.EncodeElements(buf, v, false)
 		if err := writeFile(filepath.Join(*dir, name), buf); err != nil {
@@ -81,8 +86,12 @@ func runDump(args []string, stdout io.Writer) error {
 		}
 		meta.Files = append(meta.Files, name)
 	}
-	bitmaps := map[string]r1cs.Bitmap{"a_aux_density.bin": cs.Density.AAux, "b_inp_density.bin": cs.Density.BInput, "b_aux_density.bin": cs.Density.BAux}
-	for name, bm := range bitmaps {
+	bitmaps := []struct {
+		name string
+		bm   r1cs.Bitmap
+	}{{"a_aux_density.bin", cs.Density.AAux}, {"b_inp_density.bin", cs.Density.BInput}, {"b_aux_density.bin", cs.Density.BAux}}
+	for _, e := range bitmaps {
+		name, bm := e.name, e.bm
 		buf := make([]byte, 8*len(bm.Words))
 		for i, word := range bm.Words {
 			binary.LittleEndian.PutUint64(buf[8*i:], word)
