@@ -70,3 +70,16 @@ func BenchmarkDecodeCircomR1CS(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeCircomR1CS times writing a 2^20-row circuit in circom's
+// format (cuzk generate's output): go test -bench EncodeCircom -run '^$' ./core/r1cs/
+func BenchmarkEncodeCircomR1CS(b *testing.B) {
+	cs, _, err := synthetic.Generate(synthetic.Spec{Constraints: 1<<20 - 64, DenseFraction: 0.03, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		b.SetBytes(int64(len(cs.EncodeCircomR1CS())))
+	}
+}

@@ -249,25 +249,44 @@ func (r *R1CS) EncodeCircomR1CS() []byte {
 	}
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(r.NumVars()))
 	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(r.NumConstraints))
-	var body []byte
-	var b [fr.Bytes]byte
-	for k := 0; k < r.NumConstraints; k++ {
-		for _, m := range []*Matrix{&r.A, &r.B, &r.C} {
-			lo, hi := m.RowPtr[k], m.RowPtr[k+1]
-			body = binary.LittleEndian.AppendUint32(body, uint32(hi-lo))
-			for j := lo; j < hi; j++ {
-				body = binary.LittleEndian.AppendUint32(body, m.Col[j])
-				fr.LittleEndian.PutElement(&b, r.Coeffs[m.Val[j]])
-				body = append(body, b[:]...)
+	mats := [3]*Matrix{&r.A, &r.B, &r.C}
+	const term = 4 + fr.Bytes
+	// constraint k starts at at(k): three counts a constraint before it
+	// and the terms of the rows before it
+	at := func(k int) int {
+		return 12*k + term*int(r.A.RowPtr[k]+r.B.RowPtr[k]+r.C.RowPtr[k])
+	}
+	bodyLen := at(r.NumConstraints)
+	labelsLen := 8 * r.NumVars()
+	// the whole file in one buffer of its final size, the constraints
+	// written in place by ranges in parallel
+	out := make([]byte, 0, 12+3*12+len(hdr)+bodyLen+labelsLen)
+	out = append(out, binHeader("r1cs", 1, 3)...)
+	out = appendSection(out, 1, hdr)
+	out = binary.LittleEndian.AppendUint32(out, 2)
+	out = binary.LittleEndian.AppendUint64(out, uint64(bodyLen))
+	body := out[len(out) : len(out)+bodyLen]
+	out = out[:len(out)+bodyLen]
+	tasks := max(1, min(runtime.GOMAXPROCS(0), r.NumConstraints>>14))
+	par.Ranges(tasks, r.NumConstraints, func(_, from, to int) {
+		off := at(from)
+		for k := from; k < to; k++ {
+			for _, m := range mats {
+				lo, hi := m.RowPtr[k], m.RowPtr[k+1]
+				binary.LittleEndian.PutUint32(body[off:], uint32(hi-lo))
+				off += 4
+				for j := lo; j < hi; j++ {
+					binary.LittleEndian.PutUint32(body[off:], m.Col[j])
+					fr.LittleEndian.PutElement((*[fr.Bytes]byte)(body[off+4:]), r.Coeffs[m.Val[j]])
+					off += term
+				}
 			}
 		}
-	}
-	labels := make([]byte, 0, 8*r.NumVars())
+	})
+	out = binary.LittleEndian.AppendUint32(out, 3)
+	out = binary.LittleEndian.AppendUint64(out, uint64(labelsLen))
 	for i := 0; i < r.NumVars(); i++ {
-		labels = binary.LittleEndian.AppendUint64(labels, uint64(i))
+		out = binary.LittleEndian.AppendUint64(out, uint64(i))
 	}
-	out := binHeader("r1cs", 1, 3)
-	out = appendSection(out, 1, hdr)
-	out = appendSection(out, 2, body)
-	return appendSection(out, 3, labels)
+	return out
 }

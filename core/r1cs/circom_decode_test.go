@@ -220,3 +220,38 @@ func TestCircomWitnessNamesFirstBadValue(t *testing.T) {
 		require.ErrorContains(t, err, fmt.Sprintf("value %d is not a canonical field element", slices.Min(bad)))
 	}
 }
+
+// TestCircomEncodeMatchesHandLayout: EncodeCircomR1CS (which writes its
+// constraints in parallel ranges of 2^14 or more) lays a system out as the
+// format's description does, byte for byte up to its labels section:
+// combinations normalized here (sorted wires, duplicates added up, zeros
+// dropped, as Builder compiles them) and written by rawCircuit.file.
+func TestCircomEncodeMatchesHandLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{0, 7, 40_000} {
+		rc := randomRaw(rng, n)
+		for k := range rc.lcs {
+			for i, lc := range rc.lcs[k] {
+				sum := map[uint32]fr.Element{}
+				for _, t := range lc {
+					s := sum[t.wire]
+					s.Add(&s, &t.coeff)
+					sum[t.wire] = s
+				}
+				var out []rawTerm
+				for w, c := range sum {
+					if !c.IsZero() {
+						out = append(out, rawTerm{wire: w, coeff: c})
+					}
+				}
+				slices.SortFunc(out, func(x, y rawTerm) int { return int(x.wire) - int(y.wire) })
+				rc.lcs[k][i] = out
+			}
+		}
+		want, _ := rc.file(0)
+		got := rc.built().EncodeCircomR1CS()
+		require.Greater(t, len(got), len(want))
+		require.Equal(t, want[:8], got[:8], "%d constraints: magic and version", n)
+		require.Equal(t, want[12:], got[12:len(want)], "%d constraints: header and constraints sections", n)
+	}
+}
