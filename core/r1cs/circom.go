@@ -178,7 +178,8 @@ func (r *R1CS) DecodeCircomWitness(data []byte) (*Witness, error) {
 	// in parallel ranges of 2^16 values or more; the first bad value named
 	tasks := max(1, min(runtime.GOMAXPROCS(0), n>>16))
 	bad := make([]int, tasks)
-	par.Ranges(tasks, n, func(t, from, to int) {
+	guarded(body, tasks, func(t int) {
+		from, to := t*n/tasks, (t+1)*n/tasks
 		bad[t] = -1
 		for i := from; i < to; i++ {
 			var err error

@@ -6,12 +6,33 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // circomChunk is the number of constraints one goroutine decodes at a time.
 // A variable so that the tests can make files of many chunks small.
 var circomChunk = 1 << 14
+
+// beforeParallel, when set (tests), runs just before a circom reader's
+// goroutines start reading: a test shrinks the file there.
+var beforeParallel func()
+
+// guarded runs each of n tasks inside its own fileio.Guard over data (a
+// mapping's fault is a per-goroutine panic) on GOMAXPROCS goroutines, and
+// passes the first fault on to the caller's Guard.
+func guarded(data []byte, n int, task func(i int)) {
+	if beforeParallel != nil {
+		beforeParallel()
+	}
+	faults := make([]error, n)
+	par.For(n, func(i int) {
+		faults[i] = fileio.Guard(data, func() error { task(i); return nil })
+	})
+	for _, err := range faults {
+		fileio.Reraise(err)
+	}
+}
 
 // circomShape is what the constraint section's decoder knows before it
 // reads a term: the sizes from the header section.
@@ -47,7 +68,7 @@ func decodeCircomConstraints(body []byte, sh circomShape) (*R1CS, error) {
 	}
 	nChunks := (whole + circomChunk - 1) / circomChunk
 	chunks := make([]circomChunkOut, nChunks)
-	par.For(nChunks, func(c int) {
+	guarded(body, nChunks, func(c int) {
 		chunks[c].decode(body, sh, c*circomChunk, min((c+1)*circomChunk, whole), starts[c])
 	})
 	for c := range chunks {

@@ -4,12 +4,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
@@ -253,5 +256,29 @@ func TestCircomEncodeMatchesHandLayout(t *testing.T) {
 		require.Greater(t, len(got), len(want))
 		require.Equal(t, want[:8], got[:8], "%d constraints: magic and version", n)
 		require.Equal(t, want[12:], got[12:len(want)], "%d constraints: header and constraints sections", n)
+	}
+}
+
+// TestCircomShrunkWhileDecoding truncates a circom file after the reader
+// has scanned it and before its goroutines read the terms (or the
+// witness's values): each goroutine reads the mapping inside its own
+// guard, so the load fails with an error naming the file instead of the
+// process dying of SIGBUS.
+func TestCircomShrunkWhileDecoding(t *testing.T) {
+	cs, w, err := synthetic.Generate(synthetic.Spec{Constraints: 1 << 17, DenseFraction: 0.03, Seed: 4})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"c.r1cs": cs.EncodeCircomR1CS(), "w.wtns": r1cs.EncodeCircomWitness(w)} {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		restore := r1cs.SetBeforeParallel(func() { require.NoError(t, os.Truncate(path, 4096)) })
+		if name == "c.r1cs" {
+			_, err = r1cs.ReadCircomR1CS(path)
+		} else {
+			_, err = cs.ReadCircomWitness(path)
+		}
+		restore()
+		require.ErrorIs(t, err, fileio.ErrShrank, name)
+		require.ErrorContains(t, err, path)
 	}
 }

@@ -12,3 +12,10 @@ func SetCircomChunk(n int) (restore func()) {
 	circomChunk = n
 	return func() { circomChunk = old }
 }
+
+// SetBeforeParallel sets the hook a circom reader runs just before its
+// goroutines read the file, and returns a function that removes it.
+func SetBeforeParallel(f func()) (restore func()) {
+	beforeParallel = f
+	return func() { beforeParallel = nil }
+}
