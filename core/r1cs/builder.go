@@ -200,16 +200,19 @@ type interner struct {
 }
 
 func newInterner() *interner {
-	in := &interner{ids: map[fr.Element]uint32{}}
 	one := fr.One()
 	var minusOne fr.Element
 	minusOne.Neg(&one)
-	in.index(&one)
-	in.index(&minusOne)
-	return in
+	return &interner{table: []fr.Element{one, minusOne}, ids: map[fr.Element]uint32{one: 0, minusOne: 1}}
 }
 
 func (in *interner) index(c *fr.Element) uint32 {
+	switch { // most terms' coefficients: no map lookup
+	case c.Equal(&in.table[0]):
+		return 0
+	case c.Equal(&in.table[1]):
+		return 1
+	}
 	if i, ok := in.ids[*c]; ok {
 		return i
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
 	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/internal/par"
 )
@@ -81,7 +79,7 @@ func decodeCircomConstraints(body []byte, sh circomShape) (*R1CS, error) {
 		// section come before the overrun in the file: check them first
 		var out circomChunkOut
 		out.init()
-		if f := out.constraint(body, sh, whole, starts[nChunks], complete); f != nil {
+		if _, f := out.constraint(body, sh, whole, starts[nChunks], complete); f != nil {
 			fail = f
 		}
 	}
@@ -124,25 +122,19 @@ func scanCircomConstraints(body []byte, sh circomShape) (starts []int, complete 
 
 // circomChunkOut is one chunk's decoded constraints: for each matrix the
 // terms' row lengths, columns and coefficients as indexes into the
-// chunk's own table (first occurrences in order, 1 and −1 first).
+// chunk's own interner (first occurrences in order, 1 and −1 first).
 type circomChunkOut struct {
 	rowLen [3][]uint64
 	col    [3][]uint32
 	loc    [3][]uint32
-	table  [3][]fr.Element
-	ids    [3]map[fr.Element]uint32
+	coeffs [3]*interner
 	fail   *circomFail
-	one    fr.Element
-	minus  fr.Element
 	lc     LC // scratch
 }
 
 func (o *circomChunkOut) init() {
-	o.one = fr.One()
-	o.minus.Neg(&o.one)
-	for i := range 3 {
-		o.table[i] = []fr.Element{o.one, o.minus}
-		o.ids[i] = map[fr.Element]uint32{}
+	for i := range o.coeffs {
+		o.coeffs[i] = newInterner()
 	}
 }
 
@@ -163,19 +155,16 @@ func (o *circomChunkOut) decode(body []byte, sh circomShape, from, to, off int) 
 		o.loc[i] = make([]uint32, 0, terms[i])
 	}
 	for k := from; k < to; k++ {
-		if o.fail = o.constraint(body, sh, k, off, 3); o.fail != nil {
+		if off, o.fail = o.constraint(body, sh, k, off, 3); o.fail != nil {
 			return
-		}
-		for range 3 {
-			n := int(binary.LittleEndian.Uint32(body[off:]))
-			off += 4 + n*(4+sh.n8)
 		}
 	}
 }
 
 // constraint decodes the first lcs combinations of constraint k at off
-// (their counts already checked against the section) into the chunk.
-func (o *circomChunkOut) constraint(body []byte, sh circomShape, k, off, lcs int) *circomFail {
+// (their counts already checked against the section) into the chunk and
+// returns the offset past them.
+func (o *circomChunkOut) constraint(body []byte, sh circomShape, k, off, lcs int) (int, *circomFail) {
 	for i := range lcs {
 		n := int(binary.LittleEndian.Uint32(body[off:]))
 		off += 4
@@ -183,11 +172,11 @@ func (o *circomChunkOut) constraint(body []byte, sh circomShape, k, off, lcs int
 		for range n {
 			wire := binary.LittleEndian.Uint32(body[off:])
 			if int(wire) >= sh.nWires {
-				return &circomFail{k, i, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[i], wire, sh.nWires)}
+				return off, &circomFail{k, i, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): wire %d out of range (%d wires)", k, "abc"[i], wire, sh.nWires)}
 			}
 			c, err := readElement(body[off+4:])
 			if err != nil {
-				return &circomFail{k, i, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[i])}
+				return off, &circomFail{k, i, fmt.Errorf("r1cs: circom r1cs: constraint %d (%c): coefficient not a canonical field element", k, "abc"[i])}
 			}
 			off += 4 + sh.n8
 			v := Variable{id: wire, input: true}
@@ -203,28 +192,11 @@ func (o *circomChunkOut) constraint(body []byte, sh circomShape, k, off, lcs int
 				col += uint32(sh.nInputs)
 			}
 			o.col[i] = append(o.col[i], col)
-			o.loc[i] = append(o.loc[i], o.index(i, &t.Coeff))
+			o.loc[i] = append(o.loc[i], o.coeffs[i].index(&t.Coeff))
 		}
 		o.rowLen[i] = append(o.rowLen[i], uint64(len(o.col[i])))
 	}
-	return nil
-}
-
-// index is c's place in matrix i's table of the chunk.
-func (o *circomChunkOut) index(i int, c *fr.Element) uint32 {
-	switch {
-	case c.Equal(&o.one):
-		return 0
-	case c.Equal(&o.minus):
-		return 1
-	}
-	if j, ok := o.ids[i][*c]; ok {
-		return j
-	}
-	j := uint32(len(o.table[i]))
-	o.table[i] = append(o.table[i], *c)
-	o.ids[i][*c] = j
-	return j
+	return off, nil
 }
 
 // assembleCircom puts the chunks together: the coefficient table in the
@@ -237,7 +209,7 @@ func assembleCircom(chunks []circomChunkOut, sh circomShape) *R1CS {
 	remap := make([][3][]uint32, len(chunks))
 	for i := range 3 {
 		for c := range chunks {
-			t := chunks[c].table[i]
+			t := chunks[c].coeffs[i].table
 			remap[c][i] = make([]uint32, len(t))
 			for j := range t {
 				remap[c][i][j] = in.index(&t[j])
