@@ -91,5 +91,23 @@ func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, 
 	if info.RecordErr != nil {
 		s.log.Warn("cuzk: parameters valid but not recorded; the next load checks them again", "path", path, "err", info.RecordErr)
 	}
+	s.warmKey(path, pk)
 	return pk, nil
+}
+
+// warmKey makes a loaded key's point sets resident on the GPUs now
+// (engine.WarmKey), so that the first proof does not upload them inside
+// its device region. A failure is only logged: that proof uploads what is
+// missing, and reports a device that fails there.
+func (s *Service) warmKey(path string, pk *params.ProvingKey) {
+	eng, err := s.engine()
+	if err != nil {
+		return // the engine reports its own error on first use
+	}
+	start := time.Now()
+	if err := eng.WarmKey(pk); err != nil {
+		s.log.Warn("cuzk: parameters not made resident; the first proof uploads them", "path", path, "err", err)
+		return
+	}
+	s.log.Debug("cuzk: parameters made resident", "path", path, "took", time.Since(start).Round(time.Millisecond))
 }

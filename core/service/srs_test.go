@@ -268,3 +268,49 @@ func TestEvictParamsReleasesDeviceMemoryWhenUnused(t *testing.T) {
 	require.NoError(t, s.EvictParams("c"))
 	require.EqualValues(t, 2, dev.total.Load(), "no job: released at once")
 }
+
+// warmingDevice is a CPU device that records the point sets made
+// resident ahead of a proof (backend.Warmer).
+type warmingDevice struct {
+	cpu.Backend
+	mu   sync.Mutex
+	sets map[*bls.G1Affine]int
+}
+
+func (d *warmingDevice) Name() string { return "fake-gpu" }
+
+func (d *warmingDevice) WarmG1(p []bls.G1Affine) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(p) > 0 {
+		d.sets[&p[0]] = len(p)
+	}
+	return nil
+}
+
+func (d *warmingDevice) WarmG2([]bls.G2Affine) error { return nil }
+
+// create_SRS (OpenSRS) and cuzk_load_params (LoadParams) make the loaded
+// key's sets resident before any proof, on every load: unchecked,
+// checked, or a record hit.
+func TestLoadsMakeTheKeyResident(t *testing.T) {
+	dev := &warmingDevice{sets: map[*bls.G1Affine]int{}}
+	s := New(nil, config.CUDASearch{})
+	s.devices = []backend.Backend{dev}
+	s.SetDefaultRecordDir(t.TempDir())
+	t.Cleanup(s.Close)
+	paths, _ := smallKeys(t, t.TempDir(), 1)
+	for i := range 2 { // checked, then a record hit
+		h, err := s.OpenSRS(paths[0], false)
+		require.NoError(t, err)
+		for _, set := range [][]bls.G1Affine{h.pk.H, h.pk.L, h.pk.A, h.pk.BG1} {
+			require.Equal(t, len(set), dev.sets[&set[0]], "load %d", i)
+		}
+		s.DropSRS(h)
+	}
+	require.NoError(t, s.LoadParams("c", paths[0], true))
+	s.mu.Lock()
+	pk := s.entry("c").pk
+	s.mu.Unlock()
+	require.Equal(t, len(pk.L), dev.sets[&pk.L[0]])
+}

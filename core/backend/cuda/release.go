@@ -6,6 +6,17 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 )
 
+// A key's point sets on the device: made resident when the key is loaded
+// (WarmG1, WarmG2: backend.Warmer), used by every proof, and freed when no
+// handle names the key any more (ReleaseKey).
+
+// WarmG1 makes points resident now if the memory plan keeps them, else
+// page-locks them for streaming (backend.Warmer).
+func (b *Backend) WarmG1(points []bls.G1Affine) error { return b.g1.warm(points) }
+
+// WarmG2 is WarmG1 for G2 points.
+func (b *Backend) WarmG2(points []bls.G2Affine) error { return b.g2.warm(points) }
+
 // ReleaseKey frees the resident copies of pk's point sets (backend.
 // KeyReleaser): without it a dropped SRS would hold its VRAM until the
 // backend closes, and the budget would refuse the next key's sets.

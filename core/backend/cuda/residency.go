@@ -154,6 +154,23 @@ func (r *residency[P, R, PR]) handle(points []P) (any, error) {
 	return h, nil
 }
 
+// warm makes points resident now when they fit (handle), so that the first
+// MSM over them does not upload them; a set that will stream is
+// page-locked now instead, which the first streamed MSM would otherwise do.
+func (r *residency[P, R, PR]) warm(points []P) error {
+	if len(points) == 0 {
+		return nil
+	}
+	h, err := r.handle(points)
+	if err != nil || h != nil {
+		return err
+	}
+	if ss, ok := r.store.(streamStore[P, R]); ok {
+		r.pinOnce(ss, points)
+	}
+	return nil
+}
+
 // fitsLocked reports whether a set of n points may stay resident, and its
 // size; mem.mu held.
 func (r *residency[P, R, PR]) fitsLocked(n int) (uint64, bool) {

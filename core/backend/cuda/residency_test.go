@@ -235,3 +235,27 @@ func TestRangeCheckFillsTheResidentSet(t *testing.T) {
 	require.Zero(t, small.live)
 	require.EqualValues(t, 3, s.streamedChunks.Load())
 }
+
+// warm uploads a set that fits, once, so that the MSMs after it upload
+// nothing; a set over the budget is left to stream (nothing resident).
+func TestWarmMakesResidentAhead(t *testing.T) {
+	pts, sc := testPoints(t, 1000), random(t, 1000)
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1500 * g1Bytes})
+	require.NoError(t, r.warm(pts))
+	require.Equal(t, 1, store.uploads)
+	require.True(t, r.resident(pts))
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	w := cpuG1(t, pts, sc)
+	require.True(t, w.Equal(&got))
+	require.Equal(t, 1, store.uploads, "the MSM after warm uploads nothing")
+
+	big := testPoints(t, 2000) // over what is left of the budget
+	require.NoError(t, r.warm(big))
+	require.False(t, r.resident(big))
+	require.Equal(t, 1, store.uploads)
+	require.NoError(t, r.warm(nil))
+	r.close()
+	require.Zero(t, store.live)
+}

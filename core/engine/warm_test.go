@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/msm"
+)
+
+// residentDevice is a CPU backend that keeps point sets "resident" as a
+// GPU does: a set is uploaded by WarmG1/WarmG2 or, failing that, by the
+// first MSM over it, which then uploads inside the device region (counted
+// as cold).
+type residentDevice struct {
+	cpu.Backend
+	mu     sync.Mutex
+	warmed map[uintptr]int // set's first point → its length
+	cold   []int           // lengths of sets first met by an MSM
+	warms  int
+}
+
+var _ backend.Warmer = (*residentDevice)(nil)
+
+func (d *residentDevice) Name() string { return "fake-gpu" }
+
+func (d *residentDevice) warm(p unsafe.Pointer, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n > 0 {
+		d.warmed[uintptr(p)] = n
+		d.warms++
+	}
+}
+
+// use records an MSM over a set, and whether it had to upload it.
+func (d *residentDevice) use(p unsafe.Pointer, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if got, ok := d.warmed[uintptr(p)]; !ok || got != n {
+		d.cold = append(d.cold, n)
+		d.warmed[uintptr(p)] = n
+	}
+}
+
+func (d *residentDevice) WarmG1(points []bls.G1Affine) error {
+	d.warm(unsafe.Pointer(unsafe.SliceData(points)), len(points))
+	return nil
+}
+
+func (d *residentDevice) WarmG2(points []bls.G2Affine) error {
+	d.warm(unsafe.Pointer(unsafe.SliceData(points)), len(points))
+	return nil
+}
+
+func (d *residentDevice) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	d.use(unsafe.Pointer(unsafe.SliceData(points)), len(points))
+	return d.Backend.MSMG1(points, scalars)
+}
+
+func (d *residentDevice) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	d.use(unsafe.Pointer(unsafe.SliceData(points)), len(points))
+	return d.Backend.MSMG2(points, scalars, threads)
+}
+
+// A key warmed before its first job is not uploaded by that job's region:
+// every set the region uses on the device was made resident by WarmKey,
+// and the proofs verify. Without WarmKey the same job uploads each set in
+// its region (the test can fail).
+func TestWarmKeyLeavesNoUploadToTheFirstRegion(t *testing.T) {
+	f := testCircuit(t)
+	for _, g2OnGPU := range []bool{false, true} {
+		for _, warm := range []bool{true, false} {
+			cfg := testConfig()
+			cfg.GPUs.G2OnGPU = g2OnGPU
+			dev := &residentDevice{warmed: map[uintptr]int{}}
+			e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
+			if warm {
+				require.NoError(t, e.WarmKey(f.circuit.PK))
+				// H, L, A, B_G1, and B_G2 only where the region runs it on the device
+				want := 4
+				if g2OnGPU {
+					want = 5
+				}
+				require.Equal(t, want, dev.warms, "g2 on the GPU: %v", g2OnGPU)
+			}
+			f.proveChecked(t, e, f.request("warm", 2, Normal))
+			dev.mu.Lock()
+			cold := dev.cold
+			dev.mu.Unlock()
+			if warm {
+				require.Empty(t, cold, "sets uploaded inside the region after WarmKey (g2 on the GPU: %v)", g2OnGPU)
+			} else {
+				require.NotEmpty(t, cold, "the region uploads an unwarmed key")
+			}
+			e.Close()
+		}
+	}
+}
+
+// WarmKey passes over the CPU device and a device out of service.
+func TestWarmKeySkipsTheCPU(t *testing.T) {
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{&cpu.Backend{}}})
+	require.NoError(t, e.WarmKey(testCircuit(t).circuit.PK))
+	require.NoError(t, e.WarmKey(nil))
+}
