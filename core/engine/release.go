@@ -30,12 +30,57 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		})
 	}
 	wg.Wait()
+	e.prefill(pk)
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// prefillPartitions is how many partitions' buffers a loaded key's
+// warm-up maps and page-locks ahead: a 32 GiB PoRep or SnapDeals proof's
+// ten, the call bellperson makes.
+const prefillPartitions = 10
+
+// prefill fills the buffer pool, in the background, with the page-locked
+// buffers the first prefillPartitions partitions of pk take (a, b, c of
+// the domain and aux), within half of what the budget has left and the
+// pool's own limit (a memory.pool_max below one buffer turns it off): the host
+// synthesizes its first partitions meanwhile, and its first call then
+// finds them there. Only a GPU locks buffers; without one the pool
+// fills as partitions run.
+func (e *Engine) prefill(pk *params.ProvingKey) {
+	if e.pool.pinner == nil || pk == nil || len(pk.H) == 0 {
+		return
+	}
+	n, aux := len(pk.H)+1, len(pk.L)
+	per := workingSet(n, len(pk.IC), aux)
+	k := min(prefillPartitions, int(e.adm.room()/2/per))
+	var sizes []int
+	for range k {
+		sizes = append(sizes, n, n, n)
+		if aux > 0 {
+			sizes = append(sizes, aux)
+		}
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.wg.Add(1) // under e.mu: Close waits only once closed is set
+	e.mu.Unlock()
+	go func() {
+		defer e.wg.Done()
+		start := e.clock.Now()
+		added := e.pool.prefill(sizes, e.closing)
+		e.log.Debug("engine: buffers page-locked ahead", "partitions", k, "bytes", added, "took", e.clock.Now().Sub(start))
+	}()
 }
 
 // ReleaseKey frees the device memory that backends keep for pk's points,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/msm"
 )
 
@@ -109,4 +110,38 @@ func TestWarmKeySkipsTheCPU(t *testing.T) {
 	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{&cpu.Backend{}}})
 	require.NoError(t, e.WarmKey(testCircuit(t).circuit.PK))
 	require.NoError(t, e.WarmKey(nil))
+}
+
+// With a GPU that page-locks host memory, WarmKey fills the pool with
+// the buffers of the key's first partitions (a, b, c and aux each), locked
+// once; the jobs after it take every buffer from the pool, and Close
+// unlocks them all.
+func TestWarmKeyPrefillsLockedBuffers(t *testing.T) {
+	f := testCircuit(t)
+	be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}}
+	e, err := New(testConfig(), Options{Devices: []backend.Backend{be}})
+	require.NoError(t, err)
+	require.NoError(t, e.WarmKey(f.circuit.PK))
+	want := int64(4 * prefillPartitions)
+	eventually(t, func() bool { return e.Status().Memory.Pool.Allocs == want }, "the pool is filled ahead")
+	for range 2 {
+		f.proveChecked(t, e, f.request("", 3, Normal))
+	}
+	e.pool.drain()
+	st := e.Status().Memory.Pool
+	require.Equal(t, want, st.Allocs, "every partition's buffers came from the pool")
+	require.EqualValues(t, want, be.pins)
+	e.Close()
+	require.Equal(t, be.pins, be.unpins)
+	require.Empty(t, be.bad)
+
+	// memory.pool_max below one buffer: nothing is kept, so nothing is
+	// filled ahead.
+	cfg := testConfig()
+	cfg.Memory.PoolMax = config.AutoSize(1)
+	be2 := &pinBackend{hookBackend: &hookBackend{name: "gpu1"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}}
+	e2 := newEngine(t, cfg, Options{Devices: []backend.Backend{be2}})
+	require.NoError(t, e2.WarmKey(f.circuit.PK))
+	e2.Close()
+	require.Zero(t, be2.pins)
 }
