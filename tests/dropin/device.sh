@@ -21,7 +21,9 @@
 # verification and the bench's are turned off and the proofs are compared
 # across calls, modes and with DROPIN_CPU=1 the CPU backend's),
 # CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs),
-# DROPIN_BENCH_ARGS (more bench flags, split on spaces, e.g. --keep-abc).
+# DROPIN_BENCH_ARGS (more bench flags, split on spaces, e.g. --keep-abc),
+# DROPIN_ENGINE_ARGS (more cuzk bench flags for the engine step, e.g.
+# --concurrency 2).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}
@@ -198,7 +200,11 @@ if has engine; then
   n=${ns##* }
   log=$out/engine-2^$S-n$n.log
   [ -f "$work/w1.wtns" ] || { echo "engine: no $work/w1.wtns (run prepare with engine)" | tee -a "$log"; exit 1; }
-  for devs in all 0; do
+  engineargs=()
+  read -r -a engineargs <<<"${DROPIN_ENGINE_ARGS:-}"
+  devsets="all 0"
+  [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -gt 1 ] || devsets=all # one GPU: the same run
+  for devs in $devsets; do
     c=$config
     if [ $devs = 0 ]; then # one [gpus] table only
       if grep -qx '\[gpus\]' <<<"$config"; then
@@ -214,7 +220,7 @@ if has engine; then
       eargs=(--config "$work/engine-$devs.toml")
     fi
     timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$work/c.params" \
-      --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}"
+      --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}" "${engineargs[@]}"
   done
   grep -E "^== |throughput|^device |^peak RSS|verif" "$log"
 fi

@@ -88,6 +88,10 @@ func runBench(args []string, stdout io.Writer) error {
 		return inputErr(err)
 	}
 	defer e.Close()
+	// as the library's loads do: the key goes up before the first proof
+	if err := e.WarmKey(pk); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: parameters not made resident ahead: %v\n", err)
+	}
 	if cfg.Metrics.Listen != "" {
 		addr, stop, err := service.ServeEngine(cfg.Metrics.Listen, e, version, nil)
 		if err != nil {
