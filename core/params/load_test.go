@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,4 +255,48 @@ func TestEarlierFailureWinsOverLaterDeviceError(t *testing.T) {
 	err := s.finish(nil)
 	require.ErrorIs(t, err, ErrNotInGroup)
 	require.ErrorContains(t, err, "h[1]")
+}
+
+// With a record that holds no contents of the file's size, no hit is
+// possible: the check starts at once instead of after the content hash.
+// The hash here waits for the checker's first call, which a check that
+// waited for the hash would never make (the test would time out). A
+// record with contents of that size makes the check wait for the hash.
+func TestCheckStartsBeforeTheHashWhenNoHitIsPossible(t *testing.T) {
+	dir, path := keyFile(t, 41)
+	rec := OpenRecord(filepath.Join(dir, "rec"))
+	require.NoError(t, rec.Add(ContentKey{1}, 12345, "other.params", ValidationChecked))
+	chk := &deviceChecker{first: make(chan struct{})}
+	t.Cleanup(func() { hashContent = ContentKeyOf })
+	hashContent = func(data []byte, nbTasks int) ContentKey {
+		select {
+		case <-chk.first:
+		case <-time.After(30 * time.Second):
+			t.Error("the check waited for the content hash")
+		}
+		return ContentKeyOf(data, nbTasks)
+	}
+	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec})
+	require.NoError(t, err)
+	require.Equal(t, ValidationChecked, info.Validation)
+
+	// Recorded contents of the file's size: the check waits for the hash
+	// (a hit would spare it).
+	var checkedFirst atomic.Bool
+	chk2 := &deviceChecker{first: make(chan struct{})}
+	hashContent = func(data []byte, nbTasks int) ContentKey {
+		select {
+		case <-chk2.first:
+			checkedFirst.Store(true)
+		default:
+		}
+		return ContentKeyOf(data, nbTasks)
+	}
+	size := info.Size
+	rec2 := OpenRecord(filepath.Join(dir, "rec2"))
+	require.NoError(t, rec2.Add(ContentKey{2}, size, "same-size.params", ValidationChecked))
+	_, info, err = ReadProvingKeyInfo(path, Options{Checker: chk2, Record: rec2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationChecked, info.Validation)
+	require.False(t, checkedFirst.Load(), "checked before the hash with a hit possible")
 }

@@ -132,6 +132,19 @@ func (r *Record) Has(key ContentKey, size int64) bool {
 	return false
 }
 
+// HasSize reports whether the record holds contents of size bytes: when
+// it does not, no load of a file of that size can be a record hit.
+func (r *Record) HasSize(size int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.read().Entries {
+		if e.Size == size {
+			return true
+		}
+	}
+	return false
+}
+
 // racyWindow is how old a file's ctime must be, when its stamp is taken,
 // for the stamp to be recorded. File systems keep times at a coarse
 // granularity (a kernel tick, ≤ 10 ms, on ext4 and XFS; 2 s on FAT), so a
