@@ -50,9 +50,10 @@ type Memory struct {
 	// bellperson never configure the library.
 	Budget AutoSize `toml:"budget" json:"budget"`
 	// SafetyMargin is what an "auto" budget leaves to everything the
-	// budget does not count: the process's parameters, the host's own
-	// buffers, the rest of the machine (the reference daemon's default:
-	// 5 GiB).
+	// budget does not count: the host's own buffers, the rest of the
+	// machine (the reference daemon's default: 5 GiB). The loaded
+	// parameters' host copies are counted in the budget, beside the
+	// partitions' working sets.
 	SafetyMargin Size `toml:"safety_margin" json:"safety_margin"`
 	// PoolMax caps the bytes of freed big buffers kept for reuse. "auto"
 	// (the default) is the budget: idle buffers stay as long as they and

@@ -32,10 +32,14 @@ func resolveBudget(m config.Memory, total func() (uint64, error)) (uint64, error
 
 // admission is the memory budget: each partition reserves its working set
 // before synthesis starts and releases it when its buffers are handed to
-// the dealloc goroutine. Reserved bytes never exceed the budget.
+// the dealloc goroutine; the host copies of the loaded parameters are held
+// beside them (at 2^26 a key is ~38 GB, at 2^27 ~77 GB: the partitions
+// must fit in what they leave). Reserved and held bytes together never
+// exceed the budget.
 type admission struct {
 	mu       sync.Mutex
 	budget   uint64
+	keys     uint64 // held by loaded parameters (hold)
 	reserved uint64
 	peak     uint64
 	waiting  int
@@ -46,18 +50,41 @@ func newAdmission(budget uint64) *admission {
 	return &admission{budget: budget, changed: make(chan struct{})}
 }
 
-// fits reports whether n bytes can ever be reserved.
-func (a *admission) fits(n uint64) bool { return n <= a.budget }
+// fits reports whether n bytes can be reserved beside the parameters
+// held now.
+func (a *admission) fits(n uint64) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.fitsLocked(n)
+}
+
+func (a *admission) fitsLocked(n uint64) bool { return a.keys <= a.budget && n <= a.budget-a.keys }
+
+// hold counts n bytes of loaded parameters against the budget; unhold
+// gives them back (a waiting partition may then fit).
+func (a *admission) hold(n uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.keys += n
+}
+
+func (a *admission) unhold(n uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.keys -= min(n, a.keys)
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
 
 // reserve blocks until n bytes fit in the budget or ctx ends.
 func (a *admission) reserve(ctx context.Context, n uint64) error {
-	if !a.fits(n) {
-		return fmt.Errorf("engine: a partition needs %d bytes, more than memory.budget (%d)", n, a.budget)
-	}
 	a.mu.Lock()
 	a.waiting++
 	defer func() { a.waiting--; a.mu.Unlock() }()
-	for a.reserved+n > a.budget {
+	for a.keys+a.reserved+n > a.budget {
+		if !a.fitsLocked(n) {
+			return fmt.Errorf("engine: a partition needs %d bytes, more than memory.budget (%d) less the loaded parameters (%d)", n, a.budget, a.keys)
+		}
 		ch := a.changed
 		a.mu.Unlock()
 		select {
@@ -78,7 +105,7 @@ func (a *admission) reserve(ctx context.Context, n uint64) error {
 func (a *admission) room() uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.budget - a.reserved
+	return a.budget - min(a.budget, a.keys+a.reserved)
 }
 
 // poolMax resolves memory.pool_max ("auto": the budget).
@@ -103,6 +130,7 @@ func (a *admission) release(n uint64) {
 // admissionStats is the admission part of the status.
 type admissionStats struct {
 	Budget   uint64 `json:"budget_bytes"`
+	Keys     uint64 `json:"parameters_bytes"` // held by the loaded parameters
 	Reserved uint64 `json:"reserved_bytes"`
 	Peak     uint64 `json:"peak_reserved_bytes"`
 	Waiting  int    `json:"partitions_waiting"` // for room in the budget
@@ -111,5 +139,5 @@ type admissionStats struct {
 func (a *admission) stats() admissionStats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return admissionStats{Budget: a.budget, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting}
+	return admissionStats{Budget: a.budget, Keys: a.keys, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting}
 }

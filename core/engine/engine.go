@@ -71,7 +71,10 @@ type Engine struct {
 	synthQ  chan *task
 	devQ    chan *task
 	closing chan struct{}
-	wg      sync.WaitGroup
+	// heldKeys are the keys whose host copies count against the budget
+	// (WarmKey), by their bytes; guarded by mu.
+	heldKeys map[*params.ProvingKey]uint64
+	wg       sync.WaitGroup
 }
 
 // New starts an engine with cfg.
@@ -97,6 +100,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		synthQ:   make(chan *task),
 		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
 		closing:  make(chan struct{}),
+		heldKeys: map[*params.ProvingKey]uint64{},
 	}
 	e.pool.room = e.adm.room
 	if e.log == nil {

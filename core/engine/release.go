@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
@@ -16,7 +19,21 @@ import (
 // create_SRS at 2^24 took 8.0-8.8 s against 3.2 s warm, its first region
 // uploading the SRS). Devices out of service are passed over; the first
 // error is returned after every device has been tried.
+//
+// WarmKey also counts pk's host copy against memory.budget until the key
+// is released: the partitions are admitted in what the loaded parameters
+// leave of it.
 func (e *Engine) WarmKey(pk *params.ProvingKey) error {
+	if pk == nil {
+		return nil
+	}
+	e.mu.Lock()
+	if _, held := e.heldKeys[pk]; !held {
+		n := keyBytes(pk)
+		e.heldKeys[pk] = n
+		e.adm.hold(n)
+	}
+	e.mu.Unlock()
 	errs := make([]error, len(e.devices))
 	var wg sync.WaitGroup
 	for i, d := range e.devices {
@@ -104,7 +121,21 @@ func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 	e.releaseNow(pk)
 }
 
+// keyBytes is the size of pk's host copy: its point sets.
+func keyBytes(pk *params.ProvingKey) uint64 {
+	g1 := uint64(unsafe.Sizeof(bls.G1Affine{}))
+	g2 := uint64(unsafe.Sizeof(bls.G2Affine{}))
+	return g1*uint64(len(pk.IC)+len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1)) + g2*uint64(len(pk.BG2))
+}
+
 func (e *Engine) releaseNow(pk *params.ProvingKey) {
+	e.mu.Lock()
+	n, held := e.heldKeys[pk]
+	delete(e.heldKeys, pk)
+	e.mu.Unlock()
+	if held {
+		e.adm.unhold(n)
+	}
 	for _, d := range e.devices {
 		if r, ok := d.be.(backend.KeyReleaser); ok {
 			r.ReleaseKey(pk)

@@ -134,7 +134,8 @@ func (e *Engine) check(req *Request) error {
 			return fmt.Errorf("engine: partition %d has neither a witness nor an assignment", i)
 		}
 		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
-			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d", ErrTooLarge, i, ws, e.adm.budget)
+			st := e.adm.stats()
+			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d, %d of it held by the loaded parameters", ErrTooLarge, i, ws, st.Budget, st.Keys)
 		}
 		if i == 0 {
 			if err := e.checkDeviceMemory(n); err != nil {
