@@ -136,10 +136,10 @@ func DeviceMemoryCap(s string, total, free uint64) (uint64, error) {
 	if s != "" {
 		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 && !strings.ContainsAny(s, "eE") {
 			limit = uint64(f * float64(total))
-		} else if v, err := ParseSize(s); err == nil && v > 0 {
+		} else if v, err := ParseSize(s); err == nil && v > 0 && v <= MaxSize {
 			limit = uint64(v)
 		} else {
-			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size (\"16GiB\"), a share of the card in (0, 1], or \"\"", s)
+			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size up to %s (\"16GiB\"), a share of the card in (0, 1], or \"\"", s, Size(MaxSize))
 		}
 	}
 	if limit <= uint64(2*DeviceMemoryMargin) {

@@ -37,7 +37,9 @@ var numericKeys = []numeric{
 	{key: "gpus.g2_threads", min: 0, max: 1024, zero: "all"},
 	// Goroutines and a channel's capacity.
 	{key: "synthesis.max_parallel", min: 1, max: 1024},
-	{key: "synthesis.threads", min: 0, max: 4096, zero: "all"},
+	// Also the CPU backend's NbTasks: gnark-crypto's MSM refuses more
+	// than 1024.
+	{key: "synthesis.threads", min: 0, max: 1024, zero: "all"},
 	{key: "synthesis.queue_depth", min: 0, max: 1024},
 	{key: "scheduler.batch_max", min: 1, max: 1024},
 	// A batch waits at most this long to fill: an hour is already far past
