@@ -66,6 +66,7 @@ func get() *service.Service {
 		if libLevel.follow {
 			svc.FollowLogLevel(libLevel.v)
 		}
+		svc.FollowLogFormat(libHandler.SetFormat)
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -85,8 +86,12 @@ func main() {}
 // libLog is the library's logger (stderr, at libLevel): the service logs
 // through it, and guard logs a recovered panic's stack to it.
 var libLog = sync.OnceValue(func() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v}))
+	return slog.New(libHandler)
 })
+
+// libHandler writes the library's log in logging.format (text until a
+// configuration says json).
+var libHandler = config.NewLogHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v})
 
 // libLevel is the level of the library's log.
 var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))

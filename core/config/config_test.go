@@ -229,6 +229,27 @@ func TestLoggingFormat(t *testing.T) {
 	require.ErrorContains(t, err, "logging.format: must be text or json")
 }
 
+// The host layer's handler switches format with the configuration, its
+// derived handlers too.
+func TestLogHandlerFollowsFormat(t *testing.T) {
+	var buf bytes.Buffer
+	h := NewLogHandler(&buf, nil)
+	log := slog.New(h).With("lib", "cuzk")
+	log.Info("one")
+	require.Contains(t, buf.String(), "msg=one lib=cuzk")
+	buf.Reset()
+	h.SetFormat(Logging{Format: "json"})
+	log.Info("two")
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line))
+	require.Equal(t, "two", line["msg"])
+	require.Equal(t, "cuzk", line["lib"])
+	buf.Reset()
+	h.SetFormat(Logging{Format: "text"})
+	log.Info("three")
+	require.Contains(t, buf.String(), "msg=three")
+}
+
 func TestLoggingLevel(t *testing.T) {
 	for text, want := range map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError} {
 		cfg, err := Parse("[logging]\nlevel = \"" + text + "\"\n")
