@@ -98,6 +98,19 @@ func skipString(text string, i int) (int, int) {
 	return len(text) - 1, lines
 }
 
+// shown is s for an error message, shortened to maxKeyChars: a value may
+// be most of a megabyte.
+func shown(s string) string {
+	if len(s) <= maxKeyChars {
+		return s
+	}
+	cut := maxKeyChars
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // listKeys joins keys for an error, at most maxListedKeys of them, each
 // shortened to maxKeyChars.
 func listKeys(keys []string) string {
@@ -110,14 +123,7 @@ func listKeys(keys []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if len(k) > maxKeyChars {
-			cut := maxKeyChars
-			for cut > 0 && !utf8.RuneStart(k[cut]) {
-				cut--
-			}
-			k = k[:cut] + "…"
-		}
-		b.WriteString(k)
+		b.WriteString(shown(k))
 	}
 	return b.String()
 }

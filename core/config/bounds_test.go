@@ -75,3 +75,23 @@ func TestUnknownKeyMessageBounded(t *testing.T) {
 	require.Contains(t, err.Error(), "more")
 	require.Less(t, len(err.Error()), 1200, "bounded: %d bytes", len(err.Error()))
 }
+
+// A value echoed in an error is shortened: a 900 KB string made a 900 KB
+// message.
+func TestErrorValuesShortened(t *testing.T) {
+	long := strings.Repeat("x", 900_000)
+	for _, text := range []string{
+		"[metrics]\nlisten = \"" + long + "\"\n",
+		"[logging]\nlevel = \"" + long + "\"\n",
+		"[logging]\nformat = \"" + long + "\"\n",
+		"[gpus]\nmax_device_memory = \"" + long + "\"\n",
+		"[memory]\nbudget = \"" + long + "\"\n",
+		"[scheduler]\nbatch_wait = \"" + long + "\"\n",
+		"[scheduler]\nmax_batch_wait_ms = \"" + long + "\"\n",
+		long + " = 1\n",
+	} {
+		_, err := Parse(text)
+		require.Error(t, err)
+		require.Less(t, len(err.Error()), 400, "%.60s: %.200s", text, err)
+	}
+}

@@ -139,7 +139,7 @@ func DeviceMemoryCap(s string, total, free uint64) (uint64, error) {
 		} else if v, err := ParseSize(s); err == nil && v > 0 && v <= MaxSize {
 			limit = uint64(v)
 		} else {
-			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size up to %s (\"16GiB\"), a share of the card in (0, 1], or \"\"", s, Size(MaxSize))
+			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size up to %s (\"16GiB\"), a share of the card in (0, 1], or \"\"", shown(s), Size(MaxSize))
 		}
 	}
 	if limit <= uint64(2*DeviceMemoryMargin) {
@@ -353,16 +353,16 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if !oneOf(c.Logging.Level, "debug", "info", "warn", "error") {
-		return fmt.Errorf("config: logging.level: must be debug, info, warn or error (got %v)", c.Logging.Level)
+		return fmt.Errorf("config: logging.level: must be debug, info, warn or error (got %q)", shown(c.Logging.Level))
 	}
 	if !oneOf(c.Logging.Format, "", "text", "json") {
-		return fmt.Errorf("config: logging.format: must be text or json (got %q)", c.Logging.Format)
+		return fmt.Errorf("config: logging.format: must be text or json (got %q)", shown(c.Logging.Format))
 	}
 	if _, err := DeviceMemoryCap(c.GPUs.MaxDeviceMemory, 1<<40, 1<<40); err != nil {
 		return err
 	}
 	if err := checkListen(c.Metrics.Listen); err != nil {
-		return fmt.Errorf("config: metrics.listen: %w (got %q)", err, c.Metrics.Listen)
+		return fmt.Errorf("config: metrics.listen: %w (got %q)", err, shown(c.Metrics.Listen))
 	}
 	if err := checkCUDALib(c.GPUs.CUDALib); err != nil {
 		return fmt.Errorf("config: gpus.cuda_lib: %w", err)

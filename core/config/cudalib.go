@@ -106,7 +106,7 @@ func checkCUDALib(path string) error {
 	if err != nil || st.Mode().IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("%s is %s, not a regular file", path, fileType(st.Mode()))
+	return fmt.Errorf("%s is %s, not a regular file", shown(path), fileType(st.Mode()))
 }
 
 func fileType(m fs.FileMode) string {

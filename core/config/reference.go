@@ -75,7 +75,7 @@ func migrate(doc map[string]any) ([]string, error) {
 		if r.ms {
 			ms, ok := v.(int64)
 			if max := int64(maxBatchWait / time.Millisecond); !ok || ms < 0 || ms > max {
-				return nil, fmt.Errorf("config: %s: want an integer of milliseconds from 0 to %d (got %v)", r.key, max, v)
+				return nil, fmt.Errorf("config: %s: want an integer of milliseconds from 0 to %d (got %.40v)", r.key, max, v)
 			}
 			v = fmt.Sprintf("%dms", ms)
 		}
