@@ -62,8 +62,8 @@ func CUDADirs(self, exe, prefix string) []string {
 // the first of s.Dirs that holds CUDALibFile as a regular file, else (with
 // s.Loader) to the bare CUDALibFile for the loader's search; it stays
 // empty when none applies (the engine then proves on the CPU, unless
-// gpus.required). GPUs.CUDASearched records where it looked before, for the
-// message when no library loads. It is the one place the library's path
+// gpus.required). GPUs.CUDASearched records where it looked, up to the
+// directory it took, for the message when no library loads. It is the one place the library's path
 // is chosen: the engine loads what the configuration names.
 func (s CUDASearch) Resolve(c *Config) {
 	if c.GPUs.CUDALib != "" {
@@ -81,11 +81,11 @@ func (s CUDASearch) Resolve(c *Config) {
 	defer func() { c.GPUs.CUDASearched = looked }()
 	for _, d := range s.Dirs {
 		p := filepath.Join(d, CUDALibFile)
+		looked = append(looked, d)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			c.GPUs.CUDALib = p
 			return
 		}
-		looked = append(looked, d)
 	}
 	if s.Loader {
 		c.GPUs.CUDALib = CUDALibFile

@@ -46,7 +46,7 @@ func TestCUDASearchOrder(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte("not a library"), 0o644))
 		c := resolve("", search)
 		require.Equal(t, p, c.GPUs.CUDALib, "dir %d", i)
-		require.Equal(t, dirs[:i], append([]string{}, c.GPUs.CUDASearched...), "where it looked before")
+		require.Equal(t, dirs[:i+1], c.GPUs.CUDASearched, "where it looked, up to where it found one")
 	}
 	first := filepath.Join(dirs[0], CUDALibFile)
 	env := filepath.Join(root, "env.so")
