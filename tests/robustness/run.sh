@@ -140,8 +140,9 @@ while IFS=$'\t' read -r id kind file; do
     config)
       # A configuration text to cuzk_config (and, in the full corpus, to
       # the command's --config), under the same memory limit.
-      add "capi:$id" "$work/driver" config "$file" "$fixture"
-      [ "$full" = 1 ] && add "cli:$id" "$root/bin/cuzk" prove --config "$file" --params "$fixture/c.params" --r1cs "$fixture/c.r1cs" --wtns "$fixture/w.wtns" --out "$o.proof" --public "$o.public.json" ;;
+      # (the command first: $o is the next case's output)
+      [ "$full" = 1 ] && add "cli:$id" "$root/bin/cuzk" prove --config "$file" --params "$fixture/c.params" --r1cs "$fixture/c.r1cs" --wtns "$fixture/w.wtns" --out "$o.proof" --public "$o.public.json"
+      add "capi:$id" "$work/driver" config "$file" "$fixture" ;;
   esac
 done <"$work/corpus/cases.tsv"
 # Non-regular files as inputs: a FIFO nobody writes to, a directory.
