@@ -56,9 +56,12 @@ func configCorpus(c *corpus, examples []string, fifo string, rng *rand.Rand, ful
 	for _, key := range numericKeys(reflect.TypeOf(config.Config{}), "") {
 		sec, name, _ := strings.Cut(key, ".")
 		for _, v := range edges {
-			for _, lit := range []string{v, `"` + v + `"`, "[" + v + "]", v + ".5"} {
-				add(fmt.Sprintf("numeric-%s=%s", key, lit), fmt.Sprintf("[%s]\n%s = %s\n", sec, name, lit))
+			for _, l := range []struct{ how, lit string }{{"", v}, {"-string", `"` + v + `"`}, {"-list", "[" + v + "]"}, {"-frac", v + ".5"}} {
+				add(fmt.Sprintf("numeric%s-%s=%s", l.how, key, v), fmt.Sprintf("[%s]\n%s = %s\n", sec, name, l.lit))
 			}
+			// With the engine's own verification off, a wrong proof
+			// reaches the driver's check.
+			add(fmt.Sprintf("numeric-noverify-%s=%s", key, v), fmt.Sprintf("verify_proofs = false\n[%s]\n%s = %s\n", sec, name, v))
 		}
 		add(fmt.Sprintf("numeric-json-%s", key), fmt.Sprintf(`{%q: {%q: 18446744073709551615}}`, sec, name))
 	}
