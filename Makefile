@@ -9,7 +9,8 @@
 #   make test-robustness  corrupted files and C ABI misuse, each in a child
 #                 process (ROBUSTNESS_FULL=1: the full corpus; RELIABILITY.md)
 #   make bench    prover benchmarks (slow; results go in BENCHMARKS.md)
-#   make install PREFIX=/usr/local   library, headers and cuzk.pc
+#   make install PREFIX=/usr/local   library (and libcuzk_cuda.so when built),
+#                 headers and cuzk.pc
 
 GO      ?= go
 # go-nvml's cgo wrappers call deprecated NVML functions; keep the build quiet.
@@ -28,13 +29,15 @@ all: build lib
 
 build: $(BIN)/cuzk
 
+# PREFIX is compiled in: the library and the command look for
+# libcuzk_cuda.so under $(PREFIX)/lib too.
 $(BIN)/cuzk: FORCE
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $@ ./core/cmd/cuzk
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.installPrefix=$(PREFIX)" -o $@ ./core/cmd/cuzk
 
 # libcuzk.so from capi/ (-buildmode=c-shared), with the hand-written headers
 # beside it (Go's generated header is not installed).
 lib: FORCE
-	$(GO) build -buildmode=c-shared -o $(BUILD)/libcuzk.so ./capi
+	$(GO) build -buildmode=c-shared -ldflags "-X main.installPrefix=$(PREFIX)" -o $(BUILD)/libcuzk.so ./capi
 	rm -f $(BUILD)/libcuzk.h
 	cp include/cuzk.h include/supraseal_c2.h $(BUILD)/
 
@@ -51,6 +54,7 @@ cuda-test-bin: $(BIN)/cuzk
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0755 $(BUILD)/libcuzk.so $(DESTDIR)$(PREFIX)/lib/
+	if [ -f $(BUILD)/libcuzk_cuda.so ]; then install -m 0755 $(BUILD)/libcuzk_cuda.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 0644 include/cuzk.h include/supraseal_c2.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' cuzk.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cuzk.pc
 

@@ -3,6 +3,7 @@ package main
 /*
 #define CUZK_NO_PROTOTYPES
 #include <stdlib.h>
+#include <string.h>
 #include "cuzk.h"
 
 static inline int32_t cuzk_call_witness2(cuzk_witness_fn f, void* u, size_t p,
@@ -18,6 +19,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
@@ -37,7 +39,13 @@ func cuzk_config(text *C.char) C.cuzk_error {
 	return toC(guard(func() error {
 		s := ""
 		if text != nil {
-			s = C.GoString(text)
+			// Bounded before it is read whole: a text without its NUL
+			// would otherwise be read to wherever memory ends.
+			n := C.strnlen(text, config.MaxTextBytes+1)
+			if n > config.MaxTextBytes {
+				return &service.Error{Code: service.BadConfig, Err: fmt.Errorf("config: the text is more than the %d bytes accepted", config.MaxTextBytes)}
+			}
+			s = C.GoStringN(text, C.int(n))
 		}
 		return get().Configure(s)
 	}))

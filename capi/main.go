@@ -66,6 +66,7 @@ func get() *service.Service {
 		if libLevel.follow {
 			svc.FollowLogLevel(libLevel.v)
 		}
+		svc.FollowLogFormat(libHandler.SetFormat)
 		svc.SetDefaultRecordDir(recordDir())
 		if C.cuzk_host_has_throttle() != 0 {
 			svc.Throttle().OnChange(func(raised bool) {
@@ -85,21 +86,46 @@ func main() {}
 // libLog is the library's logger (stderr, at libLevel): the service logs
 // through it, and guard logs a recovered panic's stack to it.
 var libLog = sync.OnceValue(func() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v}))
+	return slog.New(libHandler)
 })
+
+// libHandler writes the library's log in logging.format (text until a
+// configuration says json).
+var libHandler = config.NewLogHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v})
 
 // libLevel is the level of the library's log.
 var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
 
+// installPrefix is the prefix make install puts the libraries under
+// (-ldflags -X main.installPrefix=...).
+var installPrefix = "/usr/local"
+
 // cudaSearch is where the service looks for libcuzk_cuda.so when a
-// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, else beside
-// this library.
+// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, beside this
+// library (dladdr), beside the host's executable and in its ../build and
+// ../lib, under the install prefix, then the loader's path.
 func cudaSearch() config.CUDASearch {
-	s := config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}
-	if self := C.cuzk_self_path(); self != nil {
-		s.Dir = filepath.Dir(C.GoString(self))
+	self := ""
+	if p := C.cuzk_self_path(); p != nil {
+		self = absPath(C.GoString(p))
 	}
-	return s
+	exe, _ := os.Executable()
+	return config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB"), Dirs: config.CUDADirs(self, absPath(exe), installPrefix), Loader: true}
+}
+
+// absPath resolves p's links and makes it absolute ("" when it cannot).
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	return a
 }
 
 // recordDir is where parameter validations are remembered when the

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"runtime"
@@ -94,10 +95,16 @@ type GPUs struct {
 	// the host (checked on the H200, cuda/NOTES.md kernel v6; −135 ms a
 	// 2^24 partition predicted).
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
-	// CUDALib is the path of libcuzk_cuda.so; "" lets the host layer
-	// choose (CUDASearch: CUZK_CUDA_LIB, else beside libcuzk.so), and
-	// none found means no GPU backend.
+	// CUDALib is the path of libcuzk_cuda.so (a regular file), or a bare
+	// name for the dynamic loader to find; "" lets the host layer choose
+	// (CUDASearch: CUZK_CUDA_LIB, beside libcuzk.so, beside the command,
+	// the install prefix, the loader's path), and none found means no GPU
+	// backend.
 	CUDALib string `toml:"cuda_lib" json:"cuda_lib"`
+	// CUDASearched is where the host layer looked when gpus.cuda_lib
+	// named no library (CUDASearch.Resolve), for the message when none
+	// loads; not a key.
+	CUDASearched []string `toml:"-" json:"-"`
 	// MaxDeviceMemory caps what cuzk's process uses on each GPU: a size
 	// ("16GiB"), a share of the card ("0.5"), or "" for what is free when
 	// the engine starts. DeviceMemoryMargin of it is left for the CUDA
@@ -130,10 +137,10 @@ func DeviceMemoryCap(s string, total, free uint64) (uint64, error) {
 	if s != "" {
 		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 && !strings.ContainsAny(s, "eE") {
 			limit = uint64(f * float64(total))
-		} else if v, err := ParseSize(s); err == nil && v > 0 {
+		} else if v, err := ParseSize(s); err == nil && v > 0 && v <= MaxSize {
 			limit = uint64(v)
 		} else {
-			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size (\"16GiB\"), a share of the card in (0, 1], or \"\"", s)
+			return 0, fmt.Errorf("config: gpus.max_device_memory: %q: want a size up to %s (\"16GiB\"), a share of the card in (0, 1], or \"\"", shown(s), Size(MaxSize))
 		}
 	}
 	if limit <= uint64(2*DeviceMemoryMargin) {
@@ -199,6 +206,18 @@ type Logging struct {
 	// cuzk_config on, unless CUZK_LOG_LEVEL is set; the cuzk command's).
 	// A Go host's own Options.Logger keeps its own level.
 	Level string `toml:"level" json:"level"`
+	// Format is "text" (key=value lines, the default; "" is the same) or
+	// "json" (one JSON object a line, slog's JSON handler), as the
+	// reference daemon's logging.format.
+	Format string `toml:"format" json:"format"`
+}
+
+// Handler returns a log handler writing to w in Format, at opts' level.
+func (l Logging) Handler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
+	if l.Format == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }
 
 // Metrics configures the library's own HTTP listener.
@@ -235,7 +254,7 @@ func Default() Config {
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},
 		Dealloc:      Dealloc{MaxConcurrent: 1},
-		Logging:      Logging{Level: "info"},
+		Logging:      Logging{Level: "info", Format: "text"},
 	}
 }
 
@@ -252,6 +271,9 @@ func Parse(text string) (Config, error) {
 // reference daemon's keys it read as one of ours or ignored (reference.go).
 func ParseWarnings(text string) (Config, []string, error) {
 	cfg := Default()
+	if err := checkText(text); err != nil {
+		return cfg, nil, err
+	}
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "{") {
 		var err error
@@ -265,16 +287,28 @@ func ParseWarnings(text string) (Config, []string, error) {
 	}
 	md, err := toml.Decode(trimmed, &cfg)
 	if err != nil {
-		return cfg, warnings, fmt.Errorf("config: %w", err)
+		return cfg, warnings, decodeError(err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return cfg, warnings, fmt.Errorf("config: unknown key %s", strings.Join(keys, ", "))
+		return cfg, warnings, fmt.Errorf("config: unknown key %s", listKeys(keys))
 	}
 	return cfg, warnings, cfg.Validate()
+}
+
+// decodeError wraps a decoder's error; one at a numeric key (an integer
+// beyond int64, a float for an integer) also says the key's range.
+func decodeError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		if r := rangeOf(pe.LastKey); r != "" {
+			return fmt.Errorf("config: %s: %s (line %d: %s)", pe.LastKey, r, pe.Position.Line, pe.Message)
+		}
+	}
+	return fmt.Errorf("config: %w", err)
 }
 
 // jsonToTOML re-encodes a JSON document as TOML so that both formats go
@@ -316,41 +350,23 @@ func numbers(v any) any {
 
 // Validate checks every value and names the first bad key.
 func (c *Config) Validate() error {
-	checks := []struct {
-		key string
-		ok  bool
-		val any
-		why string
-	}{
-		{"gpus.workers_per_device", c.GPUs.WorkersPerDevice >= 1 && c.GPUs.WorkersPerDevice <= 16, c.GPUs.WorkersPerDevice, "must be 1 to 16"},
-		{"gpus.cpu_workers", c.GPUs.CPUWorkers >= 1 && c.GPUs.CPUWorkers <= 256, c.GPUs.CPUWorkers, "must be 1 to 256"},
-		{"gpus.g2_threads", c.GPUs.G2Threads >= 0 && c.GPUs.G2Threads <= 1024, c.GPUs.G2Threads, "must be 0 (all) to 1024"},
-		{"synthesis.max_parallel", c.Synthesis.MaxParallel >= 1 && c.Synthesis.MaxParallel <= 1024, c.Synthesis.MaxParallel, "must be 1 to 1024"},
-		{"synthesis.threads", c.Synthesis.Threads >= 0 && c.Synthesis.Threads <= 4096, c.Synthesis.Threads, "must be 0 (all) to 4096"},
-		{"synthesis.queue_depth", c.Synthesis.QueueDepth >= 0 && c.Synthesis.QueueDepth <= 1024, c.Synthesis.QueueDepth, "must be 0 to 1024"},
-		{"scheduler.batch_max", c.Scheduler.BatchMax >= 1 && c.Scheduler.BatchMax <= 1024, c.Scheduler.BatchMax, "must be 1 to 1024"},
-		{"scheduler.batch_wait", c.Scheduler.BatchWait >= 0, c.Scheduler.BatchWait, "must not be negative"},
-		{"scheduler.default_timeout", c.Scheduler.DefaultTimeout >= 0, c.Scheduler.DefaultTimeout, "must not be negative"},
-		{"throttle.check_rows", c.Throttle.CheckRows >= 1, c.Throttle.CheckRows, "must be at least 1"},
-		{"throttle.sleep", c.Throttle.Sleep >= 0, c.Throttle.Sleep, "must not be negative"},
-		{"dealloc.max_concurrent", c.Dealloc.MaxConcurrent >= 1 && c.Dealloc.MaxConcurrent <= 64, c.Dealloc.MaxConcurrent, "must be 1 to 64"},
-		{"logging.level", oneOf(c.Logging.Level, "debug", "info", "warn", "error"), c.Logging.Level, "must be debug, info, warn or error"},
+	if err := c.checkNumeric(); err != nil {
+		return err
 	}
-	for _, k := range checks {
-		if !k.ok {
-			return fmt.Errorf("config: %s: %s (got %v)", k.key, k.why, k.val)
-		}
+	if !oneOf(c.Logging.Level, "debug", "info", "warn", "error") {
+		return fmt.Errorf("config: logging.level: must be debug, info, warn or error (got %q)", shown(c.Logging.Level))
+	}
+	if !oneOf(c.Logging.Format, "", "text", "json") {
+		return fmt.Errorf("config: logging.format: must be text or json (got %q)", shown(c.Logging.Format))
 	}
 	if _, err := DeviceMemoryCap(c.GPUs.MaxDeviceMemory, 1<<40, 1<<40); err != nil {
 		return err
 	}
 	if err := checkListen(c.Metrics.Listen); err != nil {
-		return fmt.Errorf("config: metrics.listen: %w (got %q)", err, c.Metrics.Listen)
+		return fmt.Errorf("config: metrics.listen: %w (got %q)", err, shown(c.Metrics.Listen))
 	}
-	for i, d := range c.GPUs.Devices {
-		if d < 0 {
-			return fmt.Errorf("config: gpus.devices[%d]: must not be negative (got %d)", i, d)
-		}
+	if err := checkCUDALib(c.GPUs.CUDALib); err != nil {
+		return fmt.Errorf("config: gpus.cuda_lib: %w", err)
 	}
 	return nil
 }

@@ -1,13 +1,15 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/stretchr/testify/require"
 )
 
@@ -154,14 +156,26 @@ func TestReferenceDaemonConfig(t *testing.T) {
 	require.Equal(t, Duration(10*time.Second), cfg.Scheduler.BatchWait)
 	require.Equal(t, 2, cfg.Synthesis.QueueDepth)
 	require.Equal(t, "0.0.0.0:9821", cfg.Metrics.Listen, "the reference's status_listen serves /status here too")
+	require.Equal(t, "json", cfg.Logging.Format, "logging.format is ours")
 	for _, r := range referenceKeys {
-		found := false
+		n := 0
 		for _, w := range warnings {
-			found = found || strings.Contains(w, r.key+" (the reference daemon's)")
+			if strings.Contains(w, r.key+" (the reference daemon's)") {
+				n++
+			}
 		}
-		require.True(t, found, "a warning names %s", r.key)
+		require.Equal(t, 1, n, "one warning names %s", r.key)
 	}
 	require.Len(t, warnings, len(referenceKeys))
+	// The file holds every key of the reference daemon's config struct.
+	var doc map[string]map[string]any
+	_, err = toml.Decode(string(text), &doc)
+	require.NoError(t, err)
+	for _, k := range referenceDaemonKeys {
+		sec, key, _ := strings.Cut(k, ".")
+		_, ok := doc[sec][key]
+		require.True(t, ok, "testdata/reference-cuzk.toml sets %s", k)
+	}
 
 	// JSON too, and a key given under both names is refused.
 	cfg, _, err = ParseWarnings(`{"memory": {"total_budget": "48GiB"}, "scheduler": {"max_batch_wait_ms": 250}}`)
@@ -178,22 +192,62 @@ func TestReferenceDaemonConfig(t *testing.T) {
 	require.Empty(t, warnings)
 }
 
-// The CUDA library: the configuration's own path, else the variable's,
-// else the file beside the C library when it is there.
-func TestCUDASearch(t *testing.T) {
-	dir := t.TempDir()
-	resolve := func(configured string, s CUDASearch) string {
-		c := Default()
-		c.GPUs.CUDALib = configured
-		s.Resolve(&c)
-		return c.GPUs.CUDALib
+// referenceDaemonKeys is every key the reference daemon's config struct
+// reads (its cuzk.toml; Curio, Aug 2026).
+var referenceDaemonKeys = []string{
+	"daemon.listen", "daemon.status_listen",
+	"srs.param_cache", "srs.preload",
+	"memory.total_budget", "memory.safety_margin", "memory.eviction_min_idle", "memory.pinned_budget", "memory.working_memory_budget",
+	"gpus.devices", "gpus.gpu_threads", "gpus.gpu_workers_per_device",
+	"scheduler.max_batch_size", "scheduler.max_batch_wait_ms", "scheduler.sort_by_type",
+	"synthesis.threads", "synthesis.partition_workers",
+	"pipeline.enabled", "pipeline.synthesis_lookahead", "pipeline.synthesis_concurrency", "pipeline.max_parallel_synthesis",
+	"pipeline.slot_size", "pipeline.max_gpu_queue_depth",
+	"logging.level", "logging.format",
+}
+
+// logging.format = "json" writes one JSON object a line; "text" (the
+// default) key=value lines.
+func TestLoggingFormat(t *testing.T) {
+	for _, f := range []string{"json", "text", ""} {
+		cfg, err := Parse("[logging]\nformat = \"" + f + "\"\n")
+		require.NoError(t, err, f)
+		var buf bytes.Buffer
+		slog.New(cfg.Logging.Handler(&buf, nil)).Warn("no usable GPU", "reason", "none")
+		var line map[string]any
+		jsonErr := json.Unmarshal(buf.Bytes(), &line)
+		if f == "json" {
+			require.NoError(t, jsonErr, buf.String())
+			require.Equal(t, "no usable GPU", line["msg"])
+			require.Equal(t, "WARN", line["level"])
+		} else {
+			require.Error(t, jsonErr)
+			require.Contains(t, buf.String(), `msg="no usable GPU" reason=none`)
+		}
 	}
-	require.Equal(t, "/conf/lib.so", resolve("/conf/lib.so", CUDASearch{Env: "/env/lib.so", Dir: dir}))
-	require.Equal(t, "/env/lib.so", resolve("", CUDASearch{Env: "/env/lib.so", Dir: dir}))
-	require.Equal(t, "", resolve("", CUDASearch{Dir: dir}), "no file beside: none")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, CUDALibFile), nil, 0o644))
-	require.Equal(t, filepath.Join(dir, CUDALibFile), resolve("", CUDASearch{Dir: dir}))
-	require.Equal(t, "", resolve("", CUDASearch{}))
+	_, err := Parse("[logging]\nformat = \"xml\"\n")
+	require.ErrorContains(t, err, "logging.format: must be text or json")
+}
+
+// The host layer's handler switches format with the configuration, its
+// derived handlers too.
+func TestLogHandlerFollowsFormat(t *testing.T) {
+	var buf bytes.Buffer
+	h := NewLogHandler(&buf, nil)
+	log := slog.New(h).With("lib", "cuzk")
+	log.Info("one")
+	require.Contains(t, buf.String(), "msg=one lib=cuzk")
+	buf.Reset()
+	h.SetFormat(Logging{Format: "json"})
+	log.Info("two")
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line))
+	require.Equal(t, "two", line["msg"])
+	require.Equal(t, "cuzk", line["lib"])
+	buf.Reset()
+	h.SetFormat(Logging{Format: "text"})
+	log.Info("three")
+	require.Contains(t, buf.String(), "msg=three")
 }
 
 func TestLoggingLevel(t *testing.T) {

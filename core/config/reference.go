@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
 
-// The reference daemon's cuzk.toml (design brief §9), for users who
+// The reference daemon's cuzk.toml (its config struct's every key), for users who
 // migrate: each of its keys is read as ours or ignored with a warning that
 // says why it does not apply to a library. A key the reference shares
 // with us keeps its meaning.
@@ -39,6 +40,10 @@ var referenceKeys = []reference{
 	{key: "synthesis.partition_workers", why: "deprecated in the reference daemon; synthesis.max_parallel bounds the partitions synthesized at once"},
 	{key: "pipeline.enabled", why: "the engine always pipelines partitions (synthesis beside proving)"},
 	{key: "pipeline.synthesis_lookahead", to: "synthesis.queue_depth"},
+	{key: "pipeline.synthesis_concurrency", why: "synthesis.max_parallel bounds the partitions synthesized at once, of any proof"},
+	{key: "pipeline.max_parallel_synthesis", why: "synthesis.max_parallel bounds the partitions synthesized at once"},
+	{key: "pipeline.slot_size", why: "partitions always go to the devices one by one; synthesis.max_parallel and memory.budget bound those in flight"},
+	{key: "pipeline.max_gpu_queue_depth", why: "synthesis.queue_depth bounds the synthesized partitions waiting for a device"},
 }
 
 // migrate rewrites the reference daemon's keys in doc (a decoded TOML
@@ -69,8 +74,8 @@ func migrate(doc map[string]any) ([]string, error) {
 		}
 		if r.ms {
 			ms, ok := v.(int64)
-			if !ok || ms < 0 {
-				return nil, fmt.Errorf("config: %s: want a non-negative integer of milliseconds (got %v)", r.key, v)
+			if max := int64(maxBatchWait / time.Millisecond); !ok || ms < 0 || ms > max {
+				return nil, fmt.Errorf("config: %s: want an integer of milliseconds from 0 to %d (got %.40v)", r.key, max, v)
 			}
 			v = fmt.Sprintf("%dms", ms)
 		}
@@ -92,7 +97,7 @@ func migrate(doc map[string]any) ([]string, error) {
 func migrateTOML(text string) (string, []string, error) {
 	var doc map[string]any
 	if _, err := toml.Decode(text, &doc); err != nil {
-		return "", nil, fmt.Errorf("config: %w", err)
+		return "", nil, decodeError(err)
 	}
 	warnings, err := migrate(doc)
 	if err != nil || len(warnings) == 0 {

@@ -41,7 +41,7 @@ func ParseSize(s string) (Size, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v*mult >= math.MaxUint64 {
-		return 0, fmt.Errorf("invalid size %q (want e.g. \"64GiB\", \"512MiB\" or a byte count)", s)
+		return 0, fmt.Errorf("invalid size %q (want e.g. \"64GiB\", \"512MiB\" or a byte count)", shown(s))
 	}
 	return Size(v * mult), nil
 }
@@ -94,7 +94,7 @@ func (d *Duration) UnmarshalTOML(v any) error {
 	case string:
 		p, err := time.ParseDuration(x)
 		if err != nil {
-			return fmt.Errorf("invalid duration %q (want e.g. \"30s\", \"250ms\")", x)
+			return fmt.Errorf("invalid duration %q (want e.g. \"30s\", \"250ms\")", shown(x))
 		}
 		*d = Duration(p)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cuzk/cuzk/core/backend"
@@ -41,8 +42,10 @@ func (e *Engine) setupDevices(opt Options) error {
 		}
 		return nil
 	}
+	seen := 0
 	if opt.DiscoverGPUs != nil {
 		if gpus, err := opt.DiscoverGPUs(); err == nil && len(gpus) > 0 {
+			seen = len(gpus)
 			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
 		}
 	}
@@ -54,7 +57,7 @@ func (e *Engine) setupDevices(opt Options) error {
 	if e.cfg.GPUs.Required {
 		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
-	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err))
+	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err), "nvml_gpus", seen)
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
 	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
@@ -73,11 +76,18 @@ func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
 // (those listed in gpus.devices, or all).
 func (e *Engine) cudaDevices() ([]*device, error) {
 	path := e.cfg.GPUs.CUDALib // resolved by the host layer (config.CUDASearch)
+	looked := ""
+	if s := e.cfg.GPUs.CUDASearched; len(s) > 0 {
+		looked = "; looked in " + strings.Join(s, ", ")
+	}
 	if path == "" {
-		return nil, errors.New("no CUDA library configured (gpus.cuda_lib)")
+		return nil, fmt.Errorf("no CUDA library found (set gpus.cuda_lib to the path of %s)%s", config.CUDALibFile, looked)
 	}
 	lib, err := cuda.Open(path)
 	if err != nil {
+		if looked != "" {
+			return nil, fmt.Errorf("%w (set gpus.cuda_lib to the path of %s%s)", err, config.CUDALibFile, looked)
+		}
 		return nil, err
 	}
 	gpus, err := lib.Devices()

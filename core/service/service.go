@@ -39,6 +39,7 @@ type Service struct {
 	records   map[string]*params.Record // by directory, one per process
 	srsTick   uint64                    // LRU clock of the SRS cache
 	level     *slog.LevelVar            // FollowLogLevel
+	format    func(config.Logging)      // FollowLogFormat
 	devices   []backend.Backend         // the engine's devices; nil: discovered (tests set it)
 
 	version string               // SetVersion
@@ -90,6 +91,15 @@ func (s *Service) FollowLogLevel(v *slog.LevelVar) {
 	s.mu.Unlock()
 }
 
+// FollowLogFormat makes every configuration given to Configure call f
+// with its logging section (the host layer's handler switches to its
+// logging.format), before the text's own warnings are logged.
+func (s *Service) FollowLogFormat(f func(config.Logging)) {
+	s.mu.Lock()
+	s.format = f
+	s.mu.Unlock()
+}
+
 // Throttle is the process-wide bandwidth throttle; it survives
 // reconfiguration so that a host's hook stays registered.
 func (s *Service) Throttle() *throttle.Throttle { return s.throttle }
@@ -107,6 +117,12 @@ func (s *Service) Configure(text string) error {
 		return &Error{Code: BadConfig, Err: err}
 	}
 	s.cuda.Resolve(&cfg)
+	s.mu.Lock()
+	format := s.format
+	s.mu.Unlock()
+	if format != nil {
+		format(cfg.Logging)
+	}
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}

@@ -8,6 +8,9 @@
  *        driver params FILE FIXTURE_DIR  load FILE as parameters, prove the
  *                                        fixture's witness with them
  *        driver r1cs FILE FIXTURE_DIR    register FILE as the circuit, prove
+ *        driver config FILE FIXTURE_DIR  give FILE's text to cuzk_config; a
+ *                                        refusal must be CUZK_ERR_CONFIG, an
+ *                                        accepted one must still prove right
  * (.wtns files go through the CLI only: the C ABI takes no witness file.)
  *
  * A proof returned under a mutated file or a misuse is checked with
@@ -867,6 +870,74 @@ static int file_case(const char* kind, const char* file) {
     return prove_checked(&r, "prove with the mutated file");
 }
 
+/* The config case: a hostile or edge-valued configuration text. */
+static int config_case(const char* file) {
+    FILE* f = fopen(file, "rb");
+    if (!f) {
+        printf("setup: %s: %s\n", file, strerror(errno));
+        return SETUP;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = malloc((size_t)n + 1);
+    if (n > 0 && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        printf("setup: short read of %s\n", file);
+        return SETUP;
+    }
+    fclose(f);
+    text[n] = 0;
+    cuzk_error e = cuzk_config(text);
+    free(text);
+    if (e.code != 0) {
+        if (e.code != CUZK_ERR_CONFIG) {
+            printf("unclear: cuzk_config: code %d, not CUZK_ERR_CONFIG: %.200s\n", e.code, e.message ? e.message : "");
+            cuzk_free(e.message);
+            return UNCLEAR;
+        }
+        if (e.message && strlen(e.message) > 4096) {
+            printf("unclear: cuzk_config: a message of %zu bytes: %.200s\n", strlen(e.message), e.message);
+            cuzk_free(e.message);
+            return UNCLEAR;
+        }
+        return err(e, "cuzk_config");
+    }
+    reference();
+    /* A valid request may be refused (a budget too small for it), but a
+     * proof that fails verification is the configuration breaking the
+     * prover (throttle.check_rows = 2^63-1 once skipped the mat-vec). */
+    cuzk_request r = request("ref");
+    cuzk_result res;
+    memset(&res, 0, sizeof res);
+    e = cuzk_prove(&r, &res);
+    if (e.code == CUZK_ERR_NOT_VERIFIED) {
+        printf("wrong: prove under the accepted configuration: code %d: %.200s\n", e.code, e.message ? e.message : "");
+        cuzk_free(e.message);
+        return WRONG;
+    }
+    if (e.code != 0) return err(e, "prove under the accepted configuration");
+    int v = checked(&res, inputs, ninputs, "prove under the accepted configuration");
+    if (v != ACCEPTED) return v;
+    /* An unsatisfying witness must still be refused (with verify_proofs
+     * off, nothing else would catch a skipped evaluation). */
+    uint8_t* bad = malloc(32 * naux);
+    memcpy(bad, aux, 32 * naux);
+    bad[32 * (naux / 2)] ^= 1;
+    cuzk_witness bw = {inputs, ninputs, bad, naux};
+    r.witnesses = &bw;
+    memset(&res, 0, sizeof res);
+    e = cuzk_prove(&r, &res);
+    free(bad);
+    if (e.code == 0) {
+        cuzk_result_free(&res);
+        printf("wrong: an unsatisfying witness proved under the accepted configuration\n");
+        return WRONG;
+    }
+    cuzk_free(e.message);
+    printf("accepted: the configuration proves right and refuses an unsatisfying witness\n");
+    return ACCEPTED;
+}
+
 int main(int argc, char** argv) {
     size_t ncases = sizeof cases / sizeof cases[0];
     if (argc == 2 && strcmp(argv[1], "list") == 0) {
@@ -874,7 +945,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (argc != 4) {
-        fprintf(stderr, "usage: %s list | abi CASE DIR | params FILE DIR | r1cs FILE DIR\n", argv[0]);
+        fprintf(stderr, "usage: %s list | abi CASE DIR | params FILE DIR | r1cs FILE DIR | config FILE DIR\n", argv[0]);
         return SETUP;
     }
     dir = argv[3];
@@ -882,6 +953,11 @@ int main(int argc, char** argv) {
     /* Keep the validation record inside the fixture. */
     char cfg[4500];
     snprintf(cfg, sizeof cfg, "[srs]\nvalidation_record_dir = \"%s/record\"\n", dir);
+    if (strcmp(argv[1], "config") == 0) {
+        int r = config_case(argv[2]);
+        fflush(stdout);
+        return r;
+    }
     if (strcmp(argv[1], "abi") != 0 || strncmp(argv[2], "config_", 7) != 0) must(cuzk_config(cfg), "config");
     fflush(stdout);
     int r;

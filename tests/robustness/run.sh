@@ -107,7 +107,8 @@ cc=${CC:-cc}
 export XDG_CACHE_HOME=$work/cache
 full_flag=()
 [ "$full" = 1 ] && full_flag=(-full)
-"$work/mutate" -fixture "$fixture" -out "$work/corpus" -seed "$seed" "${full_flag[@]}" >/dev/null
+"$work/mutate" -fixture "$fixture" -out "$work/corpus" -seed "$seed" "${full_flag[@]}" \
+  -config-examples "$root/core/config/example.toml,$root/core/config/testdata/reference-cuzk.toml" -fifo "$fixture/fifo" >/dev/null
 
 # The case list: one line per child, id then command, NUL-separated fields.
 list=$work/cases
@@ -136,6 +137,12 @@ while IFS=$'\t' read -r id kind file; do
       fi ;;
     wtns)
       add "cli:$id" "${cli[@]}" --params "$fixture/c.params" --r1cs "$fixture/c.r1cs" --wtns "$file" --out "$o.proof" --public "$o.public.json" ;;
+    config)
+      # A configuration text to cuzk_config (and, in the full corpus, to
+      # the command's --config), under the same memory limit.
+      # (the command first: $o is the next case's output)
+      [ "$full" = 1 ] && add "cli:$id" "$root/bin/cuzk" prove --config "$file" --params "$fixture/c.params" --r1cs "$fixture/c.r1cs" --wtns "$fixture/w.wtns" --out "$o.proof" --public "$o.public.json"
+      add "capi:$id" "$work/driver" config "$file" "$fixture" ;;
   esac
 done <"$work/corpus/cases.tsv"
 # Non-regular files as inputs: a FIFO nobody writes to, a directory.

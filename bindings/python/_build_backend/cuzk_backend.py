@@ -7,8 +7,16 @@ metadata, and a backend that pip can run with `requires = []` lets
 library is used.
 
 Name and version come from pyproject.toml's [project] table; the wheel holds
-every .py file of cuzk/ and is tagged py3-none-any (libcuzk.so is found at
-run time, see cuzk/library.py).
+every .py file of cuzk/, and cuzk/_install.py with the install prefix that
+`make install` used (config setting "prefix", default /usr/local), where
+cuzk/library.py looks for PREFIX/lib/libcuzk.so.
+
+The built library is bundled into the package, so that an installed copy
+finds it with no variable set: libcuzk.so from the config setting "lib" (a
+path; "none" bundles nothing), else CUZK_LIB, else build/libcuzk.so of the
+checkout this backend runs from; libcuzk_cuda.so is bundled too when it is
+beside it (libcuzk.so finds it beside itself). A wheel with a library is
+tagged for this platform (py3-none-linux_x86_64), one without py3-none-any.
 """
 
 import base64
@@ -16,13 +24,16 @@ import hashlib
 import io
 import os
 import re
+import sysconfig
 import tarfile
 import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "cuzk"
-TAG = "py3-none-any"
+PURE_TAG = "py3-none-any"
+LIBRARY = "libcuzk.so"
+CUDA_LIBRARY = "libcuzk_cuda.so"
 
 
 def _project():
@@ -61,7 +72,46 @@ def _digest(data):
     return f"sha256={d}"
 
 
-def _write_wheel(directory, files):
+def _setting(config_settings, key):
+    v = (config_settings or {}).get(key)
+    if isinstance(v, list):  # given more than once: the last one
+        v = v[-1] if v else None
+    return v
+
+
+def _bundled(config_settings):
+    """(archive name, path) of the libraries to bundle, possibly none."""
+    lib = _setting(config_settings, "lib")
+    if lib == "none":
+        return []
+    if not lib:
+        lib = os.environ.get("CUZK_LIB")
+    if lib:
+        if not os.path.isfile(lib):
+            raise FileNotFoundError(f"cuzk_backend: library {lib}: no such file")
+    else:
+        lib = os.path.normpath(os.path.join(ROOT, "..", "..", "build", LIBRARY))
+        if not os.path.isfile(lib):
+            return []
+    out = [(f"{PACKAGE}/{LIBRARY}", lib)]
+    cuda = os.path.join(os.path.dirname(os.path.abspath(lib)), CUDA_LIBRARY)
+    if os.path.isfile(cuda):
+        out.append((f"{PACKAGE}/{CUDA_LIBRARY}", cuda))
+    return out
+
+
+def _install_module(config_settings):
+    prefix = _setting(config_settings, "prefix") or "/usr/local"
+    return (f"{PACKAGE}/_install.py",
+            ('"""Written by the build backend at install: do not edit."""\n'
+             f"PREFIX = {prefix!r}\n").encode())
+
+
+def _platform_tag():
+    return "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
+
+
+def _write_wheel(directory, files, tag=PURE_TAG):
     """Writes a wheel of files ([(archive name, bytes)]) with its dist-info."""
     p = _project()
     dist = f"{p['name']}-{p['version']}"
@@ -69,16 +119,17 @@ def _write_wheel(directory, files):
     files = list(files) + [
         (f"{info}/METADATA", _metadata(p)),
         (f"{info}/WHEEL", (f"Wheel-Version: 1.0\nGenerator: cuzk_backend\n"
-                           f"Root-Is-Purelib: true\nTag: {TAG}\n").encode()),
+                           f"Root-Is-Purelib: {'true' if tag == PURE_TAG else 'false'}\n"
+                           f"Tag: {tag}\n").encode()),
     ]
     record = "".join(f"{name},{_digest(data)},{len(data)}\n" for name, data in files)
     record += f"{info}/RECORD,,\n"
     files.append((f"{info}/RECORD", record.encode()))
-    name = f"{dist}-{TAG}.whl"
+    name = f"{dist}-{tag}.whl"
     with zipfile.ZipFile(os.path.join(directory, name), "w", zipfile.ZIP_DEFLATED) as z:
         for arc, data in files:
             zi = zipfile.ZipInfo(arc, date_time=(1980, 1, 1, 0, 0, 0))
-            zi.external_attr = 0o644 << 16
+            zi.external_attr = (0o755 if arc.endswith(".so") else 0o644) << 16
             zi.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(zi, data)
     return name
@@ -97,8 +148,11 @@ def get_requires_for_build_editable(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    return _write_wheel(wheel_directory,
-                        [(arc, open(path, "rb").read()) for arc, path in _sources()])
+    files = [(arc, open(path, "rb").read()) for arc, path in _sources()]
+    files.append(_install_module(config_settings))
+    libs = _bundled(config_settings)
+    files += [(arc, open(path, "rb").read()) for arc, path in libs]
+    return _write_wheel(wheel_directory, files, _platform_tag() if libs else PURE_TAG)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):

@@ -5,10 +5,14 @@ The library is looked for in this order; the first rule that applies wins:
 
 1. the `path` given to load_library() (Prover(lib_path=...));
 2. the CUZK_LIB environment variable;
-3. libcuzk.so inside this package's directory (a distributor's bundled copy);
+3. libcuzk.so inside this package's directory (bundled by `pip install`
+   from a checkout where it was built, or by a distributor);
 4. build/libcuzk.so of the repository, when this package is run from a
    checkout (bindings/python/cuzk beside include/cuzk.h);
-5. the system loader (`libcuzk.so` through LD_LIBRARY_PATH, ld.so.cache).
+5. PREFIX/lib/libcuzk.so, PREFIX being the prefix of `make install`
+   recorded when the package was installed (cuzk/_install.py; /usr/local
+   by default: `pip install --config-settings prefix=/opt/cuzk`);
+6. the system loader (`libcuzk.so` through LD_LIBRARY_PATH, ld.so.cache).
 
 A path given by rule 1 or 2 is used or refused: when it does not exist or
 is not libcuzk (it does not load, or lacks cuzk_version), LibraryError names
@@ -191,8 +195,18 @@ def candidates(path=None):
     checkout = _checkout_library(here)
     if checkout:
         out.append((checkout, False))
+    out.append((os.path.join(install_prefix(), "lib", LIBRARY_NAME), False))
     out.append((LIBRARY_NAME, False))
     return out
+
+
+def install_prefix():
+    """The prefix of `make install` recorded at install, or /usr/local."""
+    try:
+        from . import _install
+        return _install.PREFIX
+    except ImportError:  # run from the checkout: nothing was installed
+        return "/usr/local"
 
 
 _LOG_LEVELS = [(logging.DEBUG, "debug"), (logging.INFO, "info"), (logging.WARNING, "warn")]

@@ -82,8 +82,8 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}.Resolve(&cfg)
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout, cfg.Logging.SlogLevel())})
+	cudaSearch().Resolve(&cfg)
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout, cfg.Logging)})
 	if err != nil {
 		return inputErr(err)
 	}
@@ -195,8 +195,8 @@ func runBench(args []string, stdout io.Writer) error {
 
 // benchLogger reports the engine's device choice (GPU or CPU fall-back,
 // and each device's plan at info, logging.level's default).
-func benchLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+func benchLogger(w io.Writer, l config.Logging) *slog.Logger {
+	return slog.New(l.Handler(w, &slog.HandlerOptions{Level: l.SlogLevel()}))
 }
 
 // benchInputs loads a given circuit or generates the synthetic one with one

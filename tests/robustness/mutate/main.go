@@ -341,6 +341,8 @@ func main() {
 	out := flag.String("out", "", "directory for the mutants and cases.tsv")
 	seed := flag.Uint64("seed", 1, "seed of the random offsets and bytes")
 	full := flag.Bool("full", false, "the full corpus (default: the quick one)")
+	examples := flag.String("config-examples", "", "configuration files to mutate, comma-separated (kind config)")
+	fifo := flag.String("fifo", "", "a path that is a FIFO when the cases run (gpus.cuda_lib cases)")
 	flag.Parse()
 	if *fixture == "" || *out == "" {
 		flag.Usage()
@@ -374,6 +376,14 @@ func main() {
 		base := read(filepath.Join(*fixture, k.file))
 		mutateAll(c, k.kind, base, k.lay(base), rng, *full)
 	}
+	var ex []string
+	if *examples != "" {
+		ex = strings.Split(*examples, ",")
+	}
+	if *fifo == "" {
+		*fifo = filepath.Join(*fixture, "fifo")
+	}
+	configCorpus(c, ex, *fifo, rng, *full)
 	if err := os.WriteFile(filepath.Join(*out, "cases.tsv"), []byte(manifest.String()), 0o644); err != nil {
 		fail(err)
 	}
