@@ -43,8 +43,8 @@ cuda:
 	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -j4 -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
 	else echo "make cuda: nvcc not found, skipping libcuzk_cuda.so (cuzk runs on its CPU backend)"; fi
 
-# The GPU tests' Go binary and bin/cuzk, built here and run on the GPU machine by
-# cuda/run-device.sh (the GPU machine has no Go).
+# The GPU tests' Go binary and bin/cuzk, built here and run on a GPU host by
+# cuda/run-device.sh (which needs no Go there).
 cuda-test-bin: $(BIN)/cuzk
 	$(GO) test -c -o $(BUILD)/cuda.test ./core/backend/cuda
 

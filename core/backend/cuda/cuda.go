@@ -4,7 +4,7 @@
 //
 // What runs on the GPU: the NTTs, the quotient h and the G1 and G2 MSMs
 // (over point sets kept resident in VRAM). Every GPU result is checked
-// against the CPU backend by the tests run on the GPU machine.
+// against the CPU backend by the tests run on a GPU host.
 package cuda
 
 /*
