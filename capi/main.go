@@ -45,7 +45,6 @@ import (
 
 	"go.uber.org/automaxprocs/maxprocs"
 
-	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -92,10 +91,10 @@ var libLog = sync.OnceValue(func() *slog.Logger {
 var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
 
 // cudaSearch is where the service looks for libcuzk_cuda.so when a
-// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, else beside
+// configuration names none (service.CUDASearch): CUZK_CUDA_LIB, else beside
 // this library.
-func cudaSearch() config.CUDASearch {
-	s := config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}
+func cudaSearch() service.CUDASearch {
+	s := service.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB")}
 	if self := C.cuzk_self_path(); self != nil {
 		s.Dir = filepath.Dir(C.GoString(self))
 	}
