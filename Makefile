@@ -32,10 +32,12 @@ $(BIN)/cuzk: FORCE
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $@ ./core/cmd/cuzk
 
 # libcuzk.so from capi/ (-buildmode=c-shared), with the hand-written headers
-# beside it (Go's generated header is not installed).
+# beside it. Go's generated header is not installed: it goes to
+# build/cgo/libcuzk.h, where tests/c/run.sh compiles the hand-written
+# headers against it.
 lib: FORCE
 	$(GO) build -buildmode=c-shared -o $(BUILD)/libcuzk.so ./capi
-	rm -f $(BUILD)/libcuzk.h
+	mkdir -p $(BUILD)/cgo && mv -f $(BUILD)/libcuzk.h $(BUILD)/cgo/libcuzk.h
 	cp include/cuzk.h include/supraseal_c2.h $(BUILD)/
 
 # libcuzk_cuda.so where nvcc exists (CUDA_ARCH=sm_90 narrows the targets).

@@ -1,7 +1,9 @@
 // The C++ functions behind cuzk_cuda.h: cuzk::X is the entry point
 // cuzk_cuda_X, with the same arguments and results (cuzk_cuda.h documents
 // them). The api_*.cu files export them as the C ABI and hold nothing else
-// but the marshalling of handles; the concept files named below define them.
+// but the marshalling of handles (cuzk_cuda.h's opaque types to and from
+// the void* the concept files cast to their own types); the concept files
+// named below define them.
 // Host-only: the api files include no kernels.
 #pragma once
 #include <stddef.h>
@@ -10,6 +12,24 @@
 #include "cuzk_cuda.h"
 
 namespace cuzk {
+
+// handle_out marshals a handle out-parameter of cuzk_cuda.h's opaque type T
+// for a concept file's function that writes a void*: the concept file sees
+// NULL when the caller passed NULL (and refuses it), and the caller's handle
+// is written only on success.
+//   handle_out<cuzk_cuda_g1_set> h(handle);
+//   return h.done(g1_upload(dev, points, n, h, err, errlen));
+template <class T>
+struct handle_out {
+    T** dst;
+    void* v = nullptr;
+    explicit handle_out(T** d) : dst(d) {}
+    operator void**() { return dst ? &v : nullptr; }
+    int done(int rc) {
+        if (rc == 0 && dst) *dst = static_cast<T*>(v);
+        return rc;
+    }
+};
 
 // util/device.cu
 int device_count(int* count, char* err, size_t errlen);

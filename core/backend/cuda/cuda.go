@@ -352,6 +352,15 @@ type deviceStore[P, R any, PR jacobian[R]] struct {
 	allocFn, putFn                 unsafe.Pointer
 }
 
+// groupOf is the library's group of a point type: 1 for G1, 2 for G2.
+func groupOf[P any]() C.int {
+	var p P
+	if _, ok := any(p).(bls.G2Affine); ok {
+		return 2
+	}
+	return 1
+}
+
 func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) {
 	return d.b.uploadScalars(v)
 }
@@ -385,7 +394,9 @@ func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, se
 	return combine[R, PR](&ws)
 }
 
-func (d deviceStore[P, R, PR]) freeStream(st any) { C.call_free(d.b.lib.stFree, st.(unsafe.Pointer)) }
+func (d deviceStore[P, R, PR]) freeStream(st any) {
+	C.call_stream_free(d.b.lib.stFree, st.(unsafe.Pointer))
+}
 
 func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 	var b, t C.uint64_t
@@ -410,7 +421,7 @@ func (d deviceStore[P, R, PR]) unpin(points []P) {
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
 	var h unsafe.Pointer
 	err := call("upload", func(e *C.char) C.int {
-		return C.call_upload(d.uploadFn, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+		return C.call_upload(d.uploadFn, d.group, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
 	})
 	return h, err
 }
@@ -418,7 +429,7 @@ func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
 func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 	var ws windowSums[R]
 	err := call("msm", func(e *C.char) C.int {
-		return C.call_msm(d.msmFn, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&ws), e, errLen)
+		return C.call_msm(d.msmFn, d.group, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
 		var zero R
@@ -427,26 +438,26 @@ func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 	return combine[R, PR](&ws)
 }
 
-func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
+func (d deviceStore[P, R, PR]) free(h any) { C.call_set_free(d.fre, d.group, h.(unsafe.Pointer)) }
 
 func (d deviceStore[P, R, PR]) alloc(n int) (any, error) {
 	var h unsafe.Pointer
 	err := call("point set", func(e *C.char) C.int {
-		return C.call_alloc(d.allocFn, C.int(d.b.dev), C.size_t(n), &h, e, errLen)
+		return C.call_alloc(d.allocFn, d.group, C.int(d.b.dev), C.size_t(n), &h, e, errLen)
 	})
 	return h, err
 }
 
 func (d deviceStore[P, R, PR]) fill(h any, offset int, points []P) error {
 	return call("put points", func(e *C.char) C.int {
-		return C.call_put(d.putFn, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+		return C.call_put(d.putFn, d.group, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) checkSubgroup(h any, offset, n int) (bad, first int, err error) {
 	var nBad, firstBad C.size_t
 	err = call("subgroup check", func(e *C.char) C.int {
-		return C.call_subgroup(d.subgroup, h.(unsafe.Pointer), C.size_t(offset), C.size_t(n), &nBad, &firstBad, e, errLen)
+		return C.call_subgroup(d.subgroup, d.group, h.(unsafe.Pointer), C.size_t(offset), C.size_t(n), &nBad, &firstBad, e, errLen)
 	})
 	if err != nil || nBad == 0 {
 		return 0, -1, err
@@ -632,7 +643,7 @@ func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residen
 	}
 	var ms C.double
 	err = call("bench msm", func(e *C.char) C.int {
-		return C.call_bench_msm(fn, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
+		return C.call_bench_msm(fn, groupOf[P](), h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
 }

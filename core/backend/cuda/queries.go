@@ -28,7 +28,7 @@ type scalars struct {
 	n int
 }
 
-func (s *scalars) free() { C.call_free(s.b.lib.sFree, s.h) }
+func (s *scalars) free() { C.call_scalars_free(s.b.lib.sFree, s.h) }
 
 // download copies the vector back (for a point set that is streamed).
 func (s *scalars) download() ([]fr.Element, error) {
@@ -235,7 +235,7 @@ func slot[T any](b *Backend, m *map[*fr.Element]*T, key *fr.Element, v *T) *T {
 
 func (b *Backend) freeABC(x *abcPrefetch) {
 	if x != nil {
-		C.call_free(b.lib.abcFree, x.h)
+		C.call_abc_free(b.lib.abcFree, x.h)
 	}
 }
 
@@ -370,7 +370,7 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 	}
 	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {
-		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
+		return C.call_mres(fn, groupOf[P](), h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
 		return res, err
