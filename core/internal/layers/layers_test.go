@@ -107,7 +107,7 @@ func parseTree(t *testing.T, root string) []goFile {
 }
 
 // floorRow is a row of the README's floor table: "| 8. hosts | `a`, `b` |".
-var floorRow = regexp.MustCompile("^\\|\\s*(\\d+)\\.[^|]*\\|(.*)\\|\\s*$")
+var floorRow = regexp.MustCompile(`^\|\s*(\d+)\.[^|]*\|(.*)\|\s*$`)
 
 // readFloors reads the floors drawn in README.md: package directory (or
 // "dir/..." for a directory and everything below it) to floor number.
