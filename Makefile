@@ -22,7 +22,7 @@ PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/ ./core/service/
 
-.PHONY: cuda cuda-test-bin all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness bench install clean FORCE
+.PHONY: cuda cuda-test-bin generate all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness bench install clean FORCE
 
 all: build lib
 
@@ -49,6 +49,12 @@ cuda:
 # cuda/run-device.sh (which needs no Go there).
 cuda-test-bin: $(BIN)/cuzk
 	$(GO) test -c -o $(BUILD)/cuda.test ./core/backend/cuda
+
+# The kernel ABI's repeated parts, generated from cuda/cuzk_cuda.h
+# (cuda/api_gen.h, cuda/api_gen.cu, core/backend/cuda/calls_gen.h and
+# symbols_gen.go); TestABIGenerated in make test checks they are current.
+generate:
+	$(GO) test ./core/backend/cuda -run '^TestABIGenerated$$' -count=1 -update
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

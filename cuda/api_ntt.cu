@@ -1,22 +1,12 @@
-// cuzk_cuda.h's entry points for NTTs and h. Each exports its C++ function
-// (api.h, ntt/ntt.cu); the abc handle's upload and free only marshal the
-// handle for ntt/h.cuh's.
+// cuzk_cuda.h's entry points for the abc handle, which marshal more than
+// the handle: a, b, c into ntt/h.cuh's array, the handle as its abc_t. The
+// other NTT and h entry points are generated into api_gen.cu.
 #include "api.h"
 #include "cuzk_cuda.h"
 #include "ntt/h.cuh"
 #include "util/common.cuh"
 
 using cuzk::fail;
-
-extern "C" int cuzk_cuda_ntt(int dev, void* x, size_t n, int inverse, int coset, const void* consts, char* err,
-                             size_t errlen) {
-    return cuzk::ntt(dev, x, n, inverse, coset, consts, err, errlen);
-}
-
-extern "C" int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err,
-                               size_t errlen) {
-    return cuzk::ntt_h(dev, a, b, c, n, consts, err, errlen);
-}
 
 // The library's abc_t behind the opaque cuzk_cuda_abc (never defined).
 static cuzk::abc_t* abc_of(cuzk_cuda_abc* abc) { return static_cast<cuzk::abc_t*>(static_cast<void*>(abc)); }
@@ -36,16 +26,3 @@ extern "C" int cuzk_cuda_abc_add(cuzk_cuda_abc* abc, const void* b, const void* 
 }
 
 extern "C" void cuzk_cuda_abc_free(cuzk_cuda_abc* abc) { cuzk::abc_free(abc_of(abc)); }
-
-#ifdef CUZK_CUDA_BENCH  // the bench build's optional symbols (cuzk_cuda.h)
-extern "C" int cuzk_cuda_bench_ntt(int dev, size_t n, int reps, const void* consts, double* ms, char* err,
-                                   size_t errlen) {
-    return cuzk::bench_ntt(dev, n, reps, consts, ms, err, errlen);
-}
-#endif
-
-extern "C" int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_scalars** scalars, char* err,
-                                       size_t errlen) {
-    cuzk::handle_out<cuzk_cuda_scalars> s(scalars);
-    return s.done(cuzk::h_abc_scalars(abc, consts, s, err, errlen));
-}
