@@ -23,7 +23,7 @@ PKGS    := ./...
 # Packages with goroutines, run again under the race detector.
 RACE    := ./core/msm/ ./core/r1cs/ ./core/params/ ./core/groth16/ ./core/engine/ ./core/throttle/ ./core/service/
 
-.PHONY: cuda cuda-test-bin all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness bench install clean FORCE
+.PHONY: cuda cuda-test-bin generate all build lib demo dropin-bench test vet test-go test-race test-c test-dropin test-rust test-python test-snarkjs test-robustness bench install clean FORCE
 
 all: build lib
 
@@ -35,10 +35,12 @@ $(BIN)/cuzk: FORCE
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.installPrefix=$(PREFIX)" -o $@ ./core/cmd/cuzk
 
 # libcuzk.so from capi/ (-buildmode=c-shared), with the hand-written headers
-# beside it (Go's generated header is not installed).
+# beside it. Go's generated header is not installed: it goes to
+# build/cgo/libcuzk.h, where tests/c/run.sh compiles the hand-written
+# headers against it.
 lib: FORCE
 	$(GO) build -buildmode=c-shared -ldflags "-X main.installPrefix=$(PREFIX)" -o $(BUILD)/libcuzk.so ./capi
-	rm -f $(BUILD)/libcuzk.h
+	mkdir -p $(BUILD)/cgo && mv -f $(BUILD)/libcuzk.h $(BUILD)/cgo/libcuzk.h
 	cp include/cuzk.h include/supraseal_c2.h $(BUILD)/
 
 # libcuzk_cuda.so where nvcc exists (CUDA_ARCH=sm_90 narrows the targets).
@@ -46,10 +48,16 @@ cuda:
 	@if command -v nvcc >/dev/null 2>&1; then $(MAKE) -j4 -C cuda OUT=$(CURDIR)/$(BUILD) $(if $(CUDA_ARCH),CUDA_ARCH=$(CUDA_ARCH)); \
 	else echo "make cuda: nvcc not found, skipping libcuzk_cuda.so (cuzk runs on its CPU backend)"; fi
 
-# The GPU tests' Go binary and bin/cuzk, built here and run on the GPU machine by
-# cuda/run-device.sh (the GPU machine has no Go).
+# The GPU tests' Go binary and bin/cuzk, built here and run on a GPU host by
+# cuda/run-device.sh (which needs no Go there).
 cuda-test-bin: $(BIN)/cuzk
 	$(GO) test -c -o $(BUILD)/cuda.test ./core/backend/cuda
+
+# The kernel ABI's repeated parts, generated from cuda/cuzk_cuda.h
+# (cuda/api_gen.h, cuda/api_gen.cu, core/backend/cuda/calls_gen.h and
+# symbols_gen.go); TestABIGenerated in make test checks they are current.
+generate:
+	$(GO) test ./core/backend/cuda -run '^TestABIGenerated$$' -count=1 -update
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -19,10 +19,6 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/cuzk/cuzk/core/config"
-	"github.com/cuzk/cuzk/core/engine"
-	"github.com/cuzk/cuzk/core/params"
-	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -41,9 +37,9 @@ func cuzk_config(text *C.char) C.cuzk_error {
 		if text != nil {
 			// Bounded before it is read whole: a text without its NUL
 			// would otherwise be read to wherever memory ends.
-			n := C.strnlen(text, config.MaxTextBytes+1)
-			if n > config.MaxTextBytes {
-				return &service.Error{Code: service.BadConfig, Err: fmt.Errorf("config: the text is more than the %d bytes accepted", config.MaxTextBytes)}
+			n := C.strnlen(text, service.MaxConfigTextBytes+1)
+			if n > service.MaxConfigTextBytes {
+				return &service.Error{Code: service.BadConfig, Err: fmt.Errorf("config: the text is more than the %d bytes accepted", service.MaxConfigTextBytes)}
 			}
 			s = C.GoStringN(text, C.int(n))
 		}
@@ -192,7 +188,7 @@ func request(req *C.cuzk_request) (service.Request, error) {
 	canonical := req.flags&C.CUZK_FLAG_CANONICAL != 0
 	switch p := int(req.priority); p {
 	case C.CUZK_PRIORITY_LOW, C.CUZK_PRIORITY_NORMAL, C.CUZK_PRIORITY_HIGH, C.CUZK_PRIORITY_CRITICAL:
-		r.Priority = engine.Priority(p + 1) // LOW -1 → engine.Low 0
+		r.Priority = service.Priority(p + 1) // LOW -1 → engine.Low 0
 	default:
 		return r, invalid("unknown priority %d", p)
 	}
@@ -224,7 +220,7 @@ func request(req *C.cuzk_request) (service.Request, error) {
 	case req.witness_fn != nil:
 		fn, user := req.witness_fn, req.witness_user_data
 		r.Partitions = n
-		r.WitnessFunc = func(i int) (*r1cs.Witness, error) { return callWitness(fn, user, i, r.CircuitID, canonical) }
+		r.WitnessFunc = func(i int) (*service.Witness, error) { return callWitness(fn, user, i, r.CircuitID, canonical) }
 	default:
 		return r, invalid("no witnesses and no witness_fn")
 	}
@@ -242,7 +238,7 @@ func request(req *C.cuzk_request) (service.Request, error) {
 	return r, nil
 }
 
-func witness(i int, in *C.uint8_t, nin C.size_t, aux *C.uint8_t, naux C.size_t, canonical bool) (*r1cs.Witness, error) {
+func witness(i int, in *C.uint8_t, nin C.size_t, aux *C.uint8_t, naux C.size_t, canonical bool) (*service.Witness, error) {
 	if (in == nil && nin > 0) || (aux == nil && naux > 0) {
 		return nil, invalid("witness %d: NULL data with a non-zero size", i)
 	}
@@ -254,12 +250,12 @@ func witness(i int, in *C.uint8_t, nin C.size_t, aux *C.uint8_t, naux C.size_t, 
 	if err != nil {
 		return nil, err
 	}
-	return &r1cs.Witness{Inputs: inputs, Aux: auxv}, nil
+	return &service.Witness{Inputs: inputs, Aux: auxv}, nil
 }
 
 // callWitness asks the host's callback for partition i's witness, into
 // C buffers sized for the circuit.
-func callWitness(fn C.cuzk_witness_fn, user unsafe.Pointer, i int, circuit string, canonical bool) (*r1cs.Witness, error) {
+func callWitness(fn C.cuzk_witness_fn, user unsafe.Pointer, i int, circuit string, canonical bool) (*service.Witness, error) {
 	ni, na, err := get().CircuitSize(circuit)
 	if err != nil {
 		return nil, err
@@ -433,7 +429,7 @@ func cuzk_proof_compress(in unsafe.Pointer, n C.size_t, out *C.uint8_t) C.cuzk_e
 		if err != nil {
 			return err
 		}
-		enc, err := service.CompressProofs(unsafe.Slice((*params.Proof)(in), num))
+		enc, err := service.CompressProofs(unsafe.Slice((*service.Proof)(in), num))
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,6 @@ import (
 
 	"go.uber.org/automaxprocs/maxprocs"
 
-	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -91,7 +90,7 @@ var libLog = sync.OnceValue(func() *slog.Logger {
 
 // libHandler writes the library's log in logging.format (text until a
 // configuration says json).
-var libHandler = config.NewLogHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v})
+var libHandler = service.NewLogHandler(os.Stderr, &slog.HandlerOptions{Level: libLevel.v})
 
 // libLevel is the level of the library's log.
 var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
@@ -101,16 +100,16 @@ var libLevel = newLogLevel(os.Getenv("CUZK_LOG_LEVEL"))
 var installPrefix = "/usr/local"
 
 // cudaSearch is where the service looks for libcuzk_cuda.so when a
-// configuration names none (config.CUDASearch): CUZK_CUDA_LIB, beside this
+// configuration names none (service.CUDASearch): CUZK_CUDA_LIB, beside this
 // library (dladdr), beside the host's executable and in its ../build and
 // ../lib, under the install prefix, then the loader's path.
-func cudaSearch() config.CUDASearch {
+func cudaSearch() service.CUDASearch {
 	self := ""
 	if p := C.cuzk_self_path(); p != nil {
 		self = absPath(C.GoString(p))
 	}
 	exe, _ := os.Executable()
-	return config.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB"), Dirs: config.CUDADirs(self, absPath(exe), installPrefix), Loader: true}
+	return service.CUDASearch{Env: os.Getenv("CUZK_CUDA_LIB"), Dirs: service.CUDADirs(self, absPath(exe), installPrefix), Loader: true}
 }
 
 // absPath resolves p's links and makes it absolute ("" when it cannot).

@@ -13,9 +13,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/cuzk/cuzk/core/groth16"
-	"github.com/cuzk/cuzk/core/params"
-	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 )
 
@@ -138,7 +135,7 @@ func clone_SRS(s *C.SRS) C.SRS {
 // size is bounded by the parameters before any of the host's memory is
 // read: a bitmap's length must be its vector's, and a vector no longer
 // than the parameters allow.
-func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.Assignment, error) {
+func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*service.Assignment, error) {
 	if provers == nil || n == 0 {
 		return nil, invalid("no provers")
 	}
@@ -146,7 +143,7 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 	if _, err := count("num_circuits", n, maxPartitions); err != nil {
 		return nil, err
 	}
-	var out []*groth16.Assignment
+	var out []*service.Assignment
 	for i, p := range unsafe.Slice(provers, int(n)) {
 		for _, sz := range []struct {
 			name  string
@@ -183,7 +180,7 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 			}
 			return unsafe.Slice((*uint64)(unsafe.Pointer(w)), (int(bits)+63)/64)
 		}
-		var d r1cs.Density
+		var d service.Density
 		var err error
 		if d.AAux, err = service.Bitmap("a_aux", words(p.a_aux_density, p.a_aux_bit_len), int(p.a_aux_bit_len), int(p.a_aux_popcount)); err != nil {
 			return nil, err
@@ -194,7 +191,7 @@ func assignments(provers *C.Assignment, n C.size_t, h *service.SRS) ([]*groth16.
 		if d.BAux, err = service.Bitmap("b_aux", words(p.b_aux_density, p.b_aux_bit_len), int(p.b_aux_bit_len), int(p.b_aux_popcount)); err != nil {
 			return nil, err
 		}
-		out = append(out, &groth16.Assignment{
+		out = append(out, &service.Assignment{
 			A:       service.ElementsAt(unsafe.Pointer(p.a), int(p.abc_size)),
 			B:       service.ElementsAt(unsafe.Pointer(p.b), int(p.abc_size)),
 			C:       service.ElementsAt(unsafe.Pointer(p.c), int(p.abc_size)),
@@ -221,7 +218,7 @@ func lockOf(p unsafe.Pointer) (sync.Locker, error) {
 
 // prove validates and proves: synchronously (the proofs), or asynchronously
 // (a pending handle).
-func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int, sync bool) (*service.Pending, []params.Proof, error) {
+func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx unsafe.Pointer, gpuIndex C.int, sync bool) (*service.Pending, []service.Proof, error) {
 	h, err := srsOf(srs)
 	if err != nil {
 		return nil, nil, err
@@ -247,8 +244,8 @@ func prove(provers *C.Assignment, n C.size_t, rs, ss *C.fr_t, srs *C.SRS, mtx un
 	return p, nil, err
 }
 
-func writeProofs(dst *C.groth16_proof, proofs []params.Proof) {
-	out := unsafe.Slice((*params.Proof)(unsafe.Pointer(dst)), len(proofs))
+func writeProofs(dst *C.groth16_proof, proofs []service.Proof) {
+	out := unsafe.Slice((*service.Proof)(unsafe.Pointer(dst)), len(proofs))
 	copy(out, proofs)
 }
 

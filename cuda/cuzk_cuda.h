@@ -50,6 +50,23 @@ extern "C" {
  * nw = 0 means the point at infinity. */
 #define CUZK_CUDA_MAX_WINDOWS 32
 
+/* Handles: each kind of object the library keeps on a device has its own
+ * opaque type, so that a handle given to a function of another kind (a G1
+ * set to cuzk_cuda_g2_free, a streamer to cuzk_cuda_scalars_free) does not
+ * compile. None of them is ever defined: the library casts them to its own
+ * types at the entry point. Each is freed by its own _free function.
+ *   cuzk_cuda_g1_set    a resident set of G1 points (cuzk_cuda_g1_upload, _alloc)
+ *   cuzk_cuda_g2_set    a resident set of G2 points (cuzk_cuda_g2_upload, _alloc)
+ *   cuzk_cuda_scalars   a vector of Fr elements on a device (cuzk_cuda_scalars_upload,
+ *                       _select, cuzk_cuda_h_abc_scalars)
+ *   cuzk_cuda_abc       a, b, c on their way to h (cuzk_cuda_abc_upload)
+ *   cuzk_cuda_stream    a streamer of G1 or G2 points (cuzk_cuda_stream_new) */
+typedef struct cuzk_cuda_g1_set cuzk_cuda_g1_set;
+typedef struct cuzk_cuda_g2_set cuzk_cuda_g2_set;
+typedef struct cuzk_cuda_scalars cuzk_cuda_scalars;
+typedef struct cuzk_cuda_abc cuzk_cuda_abc;
+typedef struct cuzk_cuda_stream cuzk_cuda_stream;
+
 /* The ABI version this library implements (CUZK_CUDA_ABI_VERSION). */
 int cuzk_cuda_abi_version(void);
 
@@ -78,8 +95,8 @@ int cuzk_cuda_ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* co
  * handle (the H query): *result receives a G1 result block; a, b, c are left
  * unchanged and h never leaves the device. ms[0] receives the milliseconds
  * of the uploads and h, ms[1] those of the MSM. */
-int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts, void* handle,
-                       void* result, double* ms, char* err, size_t errlen);
+int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void* consts,
+                       cuzk_cuda_g1_set* handle, void* result, double* ms, char* err, size_t errlen);
 
 /* Starts copying a, b, c (n elements each, host memory) to device dev
  * for cuzk_cuda_h_msm_g1_abc; *abc receives the handle. Page-locked
@@ -89,21 +106,21 @@ int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void*
  * up (when the device has room for one vector now and for the rest
  * later), and cuzk_cuda_abc_add must give b and c before the handle is
  * used. */
-int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, void** abc,
-                         char* err, size_t errlen);
+int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n,
+                         cuzk_cuda_abc** abc, char* err, size_t errlen);
 
 /* Starts copying b and c into a handle made with a alone, as
  * cuzk_cuda_abc_upload copies; on failure the handle keeps a alone. */
-int cuzk_cuda_abc_add(void* abc, const void* b, const void* c, char* err, size_t errlen);
+int cuzk_cuda_abc_add(cuzk_cuda_abc* abc, const void* b, const void* c, char* err, size_t errlen);
 
 /* cuzk_cuda_h_msm_g1 on a, b, c from cuzk_cuda_abc_upload; the handle is
  * consumed (freed, also on error). ms[0] receives the milliseconds of h
  * (with any wait for the copies), ms[1] those of the MSM. */
-int cuzk_cuda_h_msm_g1_abc(void* abc, const void* consts, void* handle, void* result, double* ms,
-                           char* err, size_t errlen);
+int cuzk_cuda_h_msm_g1_abc(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_g1_set* handle, void* result,
+                           double* ms, char* err, size_t errlen);
 
 /* Frees an abc handle that was not used (after its copies finish). */
-void cuzk_cuda_abc_free(void* abc);
+void cuzk_cuda_abc_free(cuzk_cuda_abc* abc);
 
 /* The bench entry points (cuzk_cuda_bench_ntt, cuzk_cuda_bench_msm_g1,
  * cuzk_cuda_bench_msm_g2, cuzk_cuda_bench_force_branch_convert,
@@ -133,8 +150,8 @@ int cuzk_cuda_bench_ntt(int dev, size_t n, int k, const void* consts, double* ms
 /* Uploads n affine G1 points (gnark-crypto's G1Affine: x, y as 6 Montgomery
  * limbs each; (0, 0) is infinity) to device dev and keeps them resident;
  * *handle names the set until cuzk_cuda_g1_free. */
-int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
-void cuzk_cuda_g1_free(void* handle);
+int cuzk_cuda_g1_upload(int dev, const void* points, size_t n, cuzk_cuda_g1_set** handle, char* err, size_t errlen);
+void cuzk_cuda_g1_free(cuzk_cuda_g1_set* handle);
 
 /* A set filled in parts (a parameter file's section as it is decoded):
  * cuzk_cuda_g1_alloc makes a resident set of n points whose contents are
@@ -143,29 +160,29 @@ void cuzk_cuda_g1_free(void* handle);
  * other memory through a pinned buffer; on a stream of the library's own,
  * so that a put runs beside kernels queued by other threads). Puts to
  * disjoint ranges may run from several threads at once. */
-int cuzk_cuda_g1_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
-int cuzk_cuda_g1_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
+int cuzk_cuda_g1_alloc(int dev, size_t n, cuzk_cuda_g1_set** handle, char* err, size_t errlen);
+int cuzk_cuda_g1_put(cuzk_cuda_g1_set* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
 
 /* Σ scalars[i]·points[i] over the first n points of a resident set, with
  * scalars as Fr elements in host memory. *result receives a result block
  * (above) of G1Jac points (X, Y, Z; gnark-crypto's layout; Z = 0 is
  * infinity). */
-int cuzk_cuda_msm_g1(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
+int cuzk_cuda_msm_g1(cuzk_cuda_g1_set* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
 
 /* Median milliseconds of reps MSMs over the first n points of a set with
  * uniformly random device-resident scalars (for the bench driver; a bench
  * build only). */
-int cuzk_cuda_bench_msm_g1(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+int cuzk_cuda_bench_msm_g1(cuzk_cuda_g1_set* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 /* The same for G2: points as gnark-crypto's G2Affine (x, y in Fp2, each
  * c0 then c1, 6 Montgomery limbs per coordinate), result blocks of G2Jac
  * points. */
-int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, void** handle, char* err, size_t errlen);
-void cuzk_cuda_g2_free(void* handle);
-int cuzk_cuda_g2_alloc(int dev, size_t n, void** handle, char* err, size_t errlen);
-int cuzk_cuda_g2_put(void* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
-int cuzk_cuda_msm_g2(void* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
-int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
+int cuzk_cuda_g2_upload(int dev, const void* points, size_t n, cuzk_cuda_g2_set** handle, char* err, size_t errlen);
+void cuzk_cuda_g2_free(cuzk_cuda_g2_set* handle);
+int cuzk_cuda_g2_alloc(int dev, size_t n, cuzk_cuda_g2_set** handle, char* err, size_t errlen);
+int cuzk_cuda_g2_put(cuzk_cuda_g2_set* handle, size_t offset, const void* points, size_t n, char* err, size_t errlen);
+int cuzk_cuda_msm_g2(cuzk_cuda_g2_set* handle, const void* scalars, size_t n, void* result, char* err, size_t errlen);
+int cuzk_cuda_bench_msm_g2(cuzk_cuda_g2_set* handle, size_t n, int reps, double* ms, char* err, size_t errlen);
 
 /* Prime-order subgroup check of points [offset, offset + n) of a resident
  * set (the handle from cuzk_cuda_g1_upload / _alloc, or the G2 ones):
@@ -177,9 +194,9 @@ int cuzk_cuda_bench_msm_g2(void* handle, size_t n, int reps, double* ms, char* e
  * set is left unchanged and stays resident. Checks of different ranges may
  * run from several threads at once (their kernels run one after another on
  * the device). The results are left untouched on failure. */
-int cuzk_cuda_g1_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+int cuzk_cuda_g1_check_subgroup(cuzk_cuda_g1_set* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
                                 size_t errlen);
-int cuzk_cuda_g2_check_subgroup(void* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
+int cuzk_cuda_g2_check_subgroup(cuzk_cuda_g2_set* handle, size_t offset, size_t n, size_t* n_bad, size_t* first_bad, char* err,
                                 size_t errlen);
 
 /* Scalar vectors on the device (the prep): cuzk_cuda_scalars_upload copies
@@ -189,11 +206,11 @@ int cuzk_cuda_g2_check_subgroup(void* handle, size_t offset, size_t n, size_t* n
  * i/64 for element i; ⌈n/64⌉ words, bits at or past n ignored), in order,
  * and writes its length into *n_out. Handles live until
  * cuzk_cuda_scalars_free. */
-int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, void** handle, char* err, size_t errlen);
-int cuzk_cuda_scalars_select(void* aux, const void* head, size_t n_head, const uint64_t* words, void** handle,
-                             size_t* n_out, char* err, size_t errlen);
-int cuzk_cuda_scalars_download(void* handle, void* host, char* err, size_t errlen); /* all n elements */
-void cuzk_cuda_scalars_free(void* handle);
+int cuzk_cuda_scalars_upload(int dev, const void* host, size_t n, cuzk_cuda_scalars** handle, char* err, size_t errlen);
+int cuzk_cuda_scalars_select(cuzk_cuda_scalars* aux, const void* head, size_t n_head, const uint64_t* words,
+                             cuzk_cuda_scalars** handle, size_t* n_out, char* err, size_t errlen);
+int cuzk_cuda_scalars_download(cuzk_cuda_scalars* handle, void* host, char* err, size_t errlen); /* all n elements */
+void cuzk_cuda_scalars_free(cuzk_cuda_scalars* handle);
 
 /* A device's options, set by cuzk_cuda_set_options (the defaults: all
  * fields 0 except msm_pool = 1) and read by every later call on it.
@@ -256,23 +273,23 @@ int cuzk_cuda_memory(int dev, uint64_t* held, uint64_t* peak, uint64_t* cap, uin
  * set's window sums into *result (the others an empty result, nw = 0): the
  * running and window sums are paid once a set instead of once a chunk. A
  * chunk out of order, or after an error, is refused. */
-int cuzk_cuda_stream_new(int dev, int group, size_t chunk, void** stream, char* err, size_t errlen);
-int cuzk_cuda_stream_put(void* stream, int slot, const void* points, size_t n, char* err, size_t errlen);
-int cuzk_cuda_stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result,
-                         char* err, size_t errlen);
-void cuzk_cuda_stream_free(void* stream);
+int cuzk_cuda_stream_new(int dev, int group, size_t chunk, cuzk_cuda_stream** stream, char* err, size_t errlen);
+int cuzk_cuda_stream_put(cuzk_cuda_stream* stream, int slot, const void* points, size_t n, char* err, size_t errlen);
+int cuzk_cuda_stream_msm(cuzk_cuda_stream* stream, int slot, cuzk_cuda_scalars* scalars, size_t offset, size_t n,
+                         size_t set_n, void* result, char* err, size_t errlen);
+void cuzk_cuda_stream_free(cuzk_cuda_stream* stream);
 
 /* The bytes a streamer has copied to the device since the last call, and
  * the nanoseconds the copies took (direct copies timed by events on the
  * copy stream, staged ones on the host), both reset by the call: their
  * ratio is the achieved host-to-device bandwidth. */
-int cuzk_cuda_stream_take_stats(void* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
+int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 
 /* h of an abc handle (cuzk_cuda_abc_upload) kept on the device as a scalar
  * vector of its n − 1 coefficients (*scalars, freed with
  * cuzk_cuda_scalars_free), for an H query that is streamed; the abc handle
  * is consumed (freed, also on error). */
-int cuzk_cuda_h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
+int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_scalars** scalars, char* err, size_t errlen);
 
 /* Page-locks (cudaHostRegister, portable to every device) bytes of host
  * memory at p, for the caller's long-lived buffers; unregister before
@@ -282,8 +299,8 @@ int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen);
 
 /* MSMs over device scalar vectors: Σ scalars[i]·points[i] for every element
  * of the vector, against the first points of a resident set. */
-int cuzk_cuda_msm_g1_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
-int cuzk_cuda_msm_g2_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
+int cuzk_cuda_msm_g1_resident(cuzk_cuda_g1_set* points, cuzk_cuda_scalars* scalars, void* result, char* err, size_t errlen);
+int cuzk_cuda_msm_g2_resident(cuzk_cuda_g2_set* points, cuzk_cuda_scalars* scalars, void* result, char* err, size_t errlen);
 
 #ifdef __cplusplus
 }

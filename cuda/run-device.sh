@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (no Go there): builds libcuzk_cuda.so with nvcc, runs
+# On a GPU host (Go not needed): builds libcuzk_cuda.so with nvcc, runs
 # the GPU correctness tests (every result against the CPU backend, on fresh
 # random inputs), the timing tables and the whole-partition bench, with the
 # Go test binary built here by `make cuda-test-bin`. Logs and tables go
@@ -7,22 +7,22 @@
 #   usage: cuda/run-device.sh [build] [correct] [bench] [partition] [engine]
 #                             [sweep] [nopool] [profile] [sanitize]
 #          (from the repository root; no arguments: build correct bench)
-# `engine` runs the bench command (bin/cuzk, carried from here) through the
+# `engine` runs the bench command (bin/cuzk, copied from the build machine) through the
 # engine on the GPU: a 2^20-row synthetic circuit with a real development
 # setup, so every proof is verified (CUZK_ENGINE_ARGS overrides the flags).
 # `sweep` times the G1 MSM at 2^24 for each window size in SWEEP_C (default
 # 15 17). `nopool` runs with CUZK_CUDA_MSM_POOL=0 (the msm_pool option off:
 # the MSM's scratch handed back after each MSM): checks at VARIANT_SIZES
 # (default 10,16,20), the MSM table, the 2^24 partition.
-# One call runs at most 10 minutes: split the steps over calls, carrying
-# build/libcuzk_cuda.so from the first.
+# Steps may be split over several runs, keeping build/libcuzk_cuda.so
+# from the first.
 # `profile` runs Nsight Compute (ncu, clocks left alone) on the accumulation
 # kernel of a 2^PROFILE_LOG2 (default 24) G1 MSM: issue slots, stall
 # reasons, pipes, occupancy, into ncu.txt. `sanitize` runs the MSM, h and
 # prep checks at 2^10 under compute-sanitizer's memcheck (out-of-bounds and
 # misaligned accesses).
-# Without `build`, a libcuzk_cuda.so carried in build/ is used.
-# Logs come back packed in $OUT/logs.tgz (the tool returns at most 8 files).
+# Without `build`, a libcuzk_cuda.so already in build/ is used.
+# Logs are packed in $OUT/logs.tgz.
 # Environment: CUZK_CUDA_SIZES (correctness sizes, default 10,16,20,24),
 # CUZK_CUDA_EACH=1 (the correctness tests on each GPU of the host in turn),
 # CUZK_CUDA_PARTITION (partition sizes, default 24,26),
@@ -47,8 +47,8 @@
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-device}
 mkdir -p "$out"
-# The device tool brings back at most 8 files from $OUT: the logs travel in
-# one archive (logs.tgz; machine.txt stays beside it), the library alone.
+# The logs travel in one archive (logs.tgz; machine.txt stays beside it),
+# the library alone.
 # Packed on exit, also when `timeout` stops the script.
 # shellcheck disable=SC2317  # run by the EXIT trap
 pack_logs() {
@@ -81,7 +81,7 @@ export CUZK_CUDA_SIZES=${CUZK_CUDA_SIZES:-10,16,20,24}
 status=0
 if has correct; then
   # CUZK_CUDA_EACH=1: on every GPU of the host in turn (CUDA_VISIBLE_DEVICES),
-  # one log each (a multi-GPU host, issue 16)
+  # one log each (a multi-GPU host)
   gpus=0
   if [ "${CUZK_CUDA_EACH:-0}" = 1 ]; then
     gpus=$(seq 0 $(($(nvidia-smi -L | wc -l) - 1)))
@@ -145,7 +145,7 @@ if has sanitize; then
   fi
 fi
 if has engine; then
-  [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk not carried"; exit 1; }
+  [ -x bin/cuzk ] || { echo "FAIL: bin/cuzk missing (build it with make, then copy it here)"; exit 1; }
   # shellcheck disable=SC2086
   ./bin/cuzk bench ${CUZK_ENGINE_ARGS:---constraints 1048576 --dense 0.03 --partitions 4 --proofs 4 --concurrency 2 --baseline --cache /tmp/cuzk-cache} \
     2>&1 | tee "$out/engine.log" || status=1

@@ -153,6 +153,9 @@ typedef struct cuzk_matrices {
     uint32_t flags; /* CUZK_FLAG_CANONICAL */
 } cuzk_matrices;
 
+/* capi defines CUZK_NO_PROTOTYPES: cgo cannot export a function declared
+ * with const parameters. tests/c/run.sh compiles these prototypes against
+ * capi's exports (tests/c/exports.c), so the two cannot drift apart. */
 #ifndef CUZK_NO_PROTOTYPES
 
 /* The library version, e.g. "0.1.0". Static: do not free. */

@@ -90,6 +90,9 @@ typedef struct Assignment {
     size_t aux_assignment_size;
 } Assignment;
 
+/* capi defines CUZK_NO_PROTOTYPES: cgo cannot export a function declared
+ * with const parameters. tests/c/run.sh compiles these prototypes against
+ * capi's exports (tests/c/exports.c), so the two cannot drift apart. */
 #ifndef CUZK_NO_PROTOTYPES
 
 /* A GPU mutex for gpu_mtx; calls sharing one serialize their device work

@@ -92,7 +92,7 @@ type GPUs struct {
 	G2OnGPU bool `toml:"g2_on_gpu" json:"g2_on_gpu"`
 	// DevicePrep selects a GPU partition's A and B query scalars on the
 	// GPU from the witness (uploaded once) instead of gathering them on
-	// the host (checked on the H200, cuda/NOTES.md kernel v6; −135 ms a
+	// the host (checked on the H200 against the CPU backend; −135 ms a
 	// 2^24 partition predicted).
 	DevicePrep bool `toml:"device_prep" json:"device_prep"`
 	// CUDALib is the path of libcuzk_cuda.so (a regular file), or a bare

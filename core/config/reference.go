@@ -10,7 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The reference daemon's cuzk.toml (its config struct's every key), for users who
+// The reference daemon's cuzk.toml (its config struct's every key; docs/migration.md), for users who
 // migrate: each of its keys is read as ours or ignored with a warning that
 // says why it does not apply to a library. A key the reference shares
 // with us keeps its meaning.

@@ -11,7 +11,7 @@ import (
 	"github.com/cuzk/cuzk/core/config"
 )
 
-// A 32 GiB PoRep partition (design brief §10): domain 2^27, 328 inputs,
+// A 32 GiB PoRep partition (Filecoin's PoRep C2): domain 2^27, 328 inputs,
 // ~130.2 M aux variables.
 const (
 	porepDomain = 1 << 27

@@ -44,11 +44,11 @@
 // keeps ended jobs, their results only, until they are collected;
 // clock.go is the time source. The throttle is package throttle.
 //
-// The lessons behind the shape are the reference system's (design brief,
-// section 2): keep the SRS resident, prove one partition at a time and
-// pipeline, two workers per GPU around one lock held only for the kernels,
-// serialize deallocation, raise a bandwidth throttle around a CPU G2 MSM,
-// never return an unverified proof, never leave a lock poisoned.
+// The lessons behind the shape are the reference cuzk daemon's: keep the
+// SRS resident, prove one partition at a time and pipeline, two workers per
+// GPU around one lock held only for the kernels, serialize deallocation,
+// raise a bandwidth throttle around a CPU G2 MSM, never return an unverified
+// proof, never leave a lock poisoned.
 //
 // # Using the engine from Go
 //

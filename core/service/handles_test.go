@@ -43,7 +43,7 @@ func submitAndEnd(t *testing.T, s *Service, w *r1cs.Witness, reqID string) uint6
 	return job
 }
 
-// Issue 13, row 1: submit A, let it end without awaiting it, reconfigure
+// A job handle across cuzk_config: submit A, let it end without awaiting it, reconfigure
 // (accepted: nothing in flight), submit B, await A: A's proofs, never B's
 // (the new engine numbers its jobs afresh).
 func TestHandleSurvivesReconfiguration(t *testing.T) {

@@ -50,7 +50,7 @@ __device__ __forceinline__ void f_set_zero(fp_t& o) {
 // mod 2p, zero is 0 or p — and are made canonical (fl_canon) before they
 // leave the accumulation (xyzz_to_jac, xyzz_double). With the dedicated
 // squaring, the G1 accumulation at 2^24 131.2 → 120.1 ms on the H200
-// (cuda/NOTES.md).
+// (cuda/DESIGN.md).
 static __device__ __constant__ uint32_t FP_2P[12] = {0xffff5556u, 0x73fdffffu, 0x62a7ffffu, 0x3d57fffdu,
                                                      0xed61ec48u, 0xce61a541u, 0xe70a257eu, 0xc8ee9709u,
                                                      0x869759aeu, 0x96374f6cu, 0x72ffcd34u, 0x340223d4u};

@@ -165,7 +165,7 @@ __device__ __forceinline__ void mont_reduce_row(uint32_t* T, uint32_t* U, int i,
 // i's even-j products go to P when i is even, to Q when it is odd, and the
 // odd-j products the other way. Two accumulators make two independent carry
 // chains a row where one would serialise them (the G1 accumulation at 2^24
-// 262 → 185 ms on the H200, cuda/NOTES.md). A 64-bit multiply-add writes an
+// 262 → 185 ms on the H200, cuda/DESIGN.md). A 64-bit multiply-add writes an
 // aligned register pair, and here each array's pairs are the same in every
 // row; with the accumulators indexed from the row's first limb instead, the
 // pairs shift by one limb a row, and the SASS (sm_80) spends ~5,700 moves on
@@ -209,7 +209,7 @@ __device__ __forceinline__ felem<N> mont_mul(const felem<N>& a, const felem<N>& 
 // starts at limb i here. For Fp, 78 products instead of 144: the
 // accumulation kernel's wide multiply-adds (sm_80 SASS) 6,632 → 6,170, and
 // with the lazy accumulation (curve.cuh) the G1 MSM at 2^24 155.5 → 141.7 ms
-// on the H200 (cuda/NOTES.md; each alone not measured).
+// on the H200 (cuda/DESIGN.md; each alone not measured).
 template <int N, bool Lazy = false>
 __device__ __forceinline__ felem<N> mont_sqr(const felem<N>& a, const uint32_t* p, uint32_t pinv) {
     static_assert(N % 2 == 0, "even limb count");

@@ -12,7 +12,7 @@
 
 namespace {
 
-const uint32_t SUB = 256;  // pairs a cell (one accumulating thread; 512 measured no better, cuda/NOTES.md)
+const uint32_t SUB = 256;  // pairs a cell (one accumulating thread; 512 measured no better, cuda/DESIGN.md)
 const int SEG = 4096;      // running-sum segments per window (reduced by k_windows' threads)
 const uint32_t SKIP = 0xffffffffu;
 const uint32_t SIGN = 0x80000000u;  // in a pair's value: add the negated point

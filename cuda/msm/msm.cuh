@@ -69,8 +69,8 @@ struct dmem {
 
 // An MSM's result as cuzk_cuda.h returns it: the window sums, which the
 // caller combines by Horner's rule. That is ~c·nw serial doublings: ~7 ms
-// for one GPU thread at 2^24 (most of run C's "windows" phase), microseconds
-// on a CPU.
+// for one GPU thread at 2^24 (measured on the H200 when a GPU thread
+// combined them), microseconds on a CPU.
 template <class F>
 struct msm_result {
     int32_t c, nw, pad[2];
@@ -82,7 +82,7 @@ using cuzk::point_set;
 // Window size: the accumulation costs n·⌈255/c⌉ mixed additions, the
 // running sums ~2·2^(c−1) additions per window (signed digits), so large
 // windows pay off up to c = 16 at 2^24 (the G1 MSM on the H200 at c = 15 /
-// 16 / 17: 170 / 164 / 191 ms, cuda/NOTES.md). A narrow top window
+// 16 / 17: 170 / 164 / 191 ms, cuda/DESIGN.md). A narrow top window
 // crowds many points into each of its buckets; the pieces' tree
 // (k_tree) keeps that cheap.
 int window_bits(size_t n) {
@@ -440,7 +440,7 @@ int msm_device(const point_set<F>* set, const fr_t* d_scalars, size_t n, msm_res
     scan.release();
     // The window size still follows all n scalars: sized by the dense part
     // alone (c 11-14 for 3-20% of 2^24) the G2 accumulation measured 68 and
-    // 225 ms against 52 and 150 at c = 16 (H200, cuda/NOTES.md).
+    // 225 ms against 52 and 150 at c = 16 (H200, cuda/DESIGN.md).
     int c = acc ? acc->c : window_bits(n);
     int nw = (255 + c - 1) / c;
     if (acc && acc->nw != nw) return fail(err, errlen, 1, "msm: %d windows of %d bits, the buckets hold %d", nw, c, acc->nw);

@@ -1,4 +1,4 @@
-// The G1 MSM functions behind cuzk_cuda.h (api_msm.cu wraps them; the
+// The G1 MSM functions behind cuzk_cuda.h (api_gen.cu wraps them; the
 // pipeline is in msm.cuh; G1 and G2 are separate files so that they compile
 // in parallel), and h fed into the H MSM.
 #include <chrono>

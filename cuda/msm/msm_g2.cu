@@ -1,4 +1,4 @@
-// The G2 MSM functions behind cuzk_cuda.h (api_msm.cu wraps them; the
+// The G2 MSM functions behind cuzk_cuda.h (api_gen.cu wraps them; the
 // pipeline is in msm.cuh).
 #include "api.h"
 #include "msm/entry.cuh"

@@ -43,7 +43,7 @@ __global__ void k_stage(fr_t* x, size_t n, size_t m, const fr_t* tw) {
 // Two DIT stages (half-sizes m and 2m) in one pass (field.cuh fr_radix4):
 // 12 passes instead of 24 at 2^24, where the stages are bound by the
 // device's bandwidth (NTT 2^24 8.35 → 6.16 ms on the H200 against one stage
-// a pass, cuda/NOTES.md); k_stage takes the last stage of an odd count.
+// a pass, cuda/DESIGN.md); k_stage takes the last stage of an odd count.
 __global__ void k_stage4(fr_t* x, size_t n, size_t m, const fr_t* tw) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n / 4) fr_radix4(x, n, m, tw, i);

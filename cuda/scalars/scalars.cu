@@ -1,6 +1,6 @@
 // Device-resident scalar vectors and the density selection ("prep") on the
 // device, the functions behind cuzk_cuda.h's scalar entry points
-// (api_scalars.cu wraps them): out = head (copied from the host) followed
+// (api_gen.cu wraps them): out = head (copied from the host) followed
 // by the aux values whose bit is set in a density bitmap, in order. One thread per bitmap
 // word: popcounts, an exclusive scan (CUB) for each word's offset, then
 // each thread copies its word's selected values.

@@ -1,5 +1,5 @@
 // Subgroup checks over resident point sets, behind cuzk_cuda.h's
-// cuzk_cuda_g1_check_subgroup / g2 (api_subgroup.cu wraps them): one thread
+// cuzk_cuda_g1_check_subgroup / g2 (api_gen.cu wraps them): one thread
 // a point runs in_subgroup (subgroup.cuh), and the points that fail are
 // counted, the first one's index kept. A parameter file's points go to the
 // device anyway for the MSMs, so the check there costs no extra copy: its

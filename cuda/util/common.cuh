@@ -90,7 +90,7 @@ static inline cuzk_cuda_options options() {
 // An MSM's scratch comes from the device's stream-ordered pool, which keeps
 // freed memory for the next MSM instead of handing it back to the driver
 // (at 2^24 the frees of ~8.6 GB of scratch measured ~3-4 ms an MSM: G1 MSM
-// 2^24 141.7 → 135.3 ms on the H200, cuda/NOTES.md). The other allocations
+// 2^24 141.7 → 135.3 ms on the H200, cuda/DESIGN.md). The other allocations
 // (dev_malloc) trim the pool and try again when the device is out of memory,
 // and the MSM's pass sizing counts the pool's idle bytes as free. msm_pool =
 // 0 hands every MSM's scratch back (a GPU shared with other processes).

@@ -1,5 +1,5 @@
 // The group-independent part of streaming, behind cuzk_cuda.h's stream
-// entry points (api_stream.cu wraps them): the streamer's buffers and the
+// entry points (api_gen.cu wraps them): the streamer's buffers and the
 // puts; the MSMs are in msm_g1.cu and msm_g2.cu.
 #include <chrono>
 #include <new>

@@ -13,6 +13,30 @@ flags=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$root/include" -L"$root/b
 "$cc" "${flags[@]}" "$root/tests/c/supraseal.c" -lcuzk -lpthread -o "$work/supraseal"
 "$cc" "${flags[@]}" "$root/tests/c/freed_inputs.c" -lcuzk -o "$work/freed_inputs"
 "$cc" "${flags[@]}" "$root/tests/c/bounds.c" -lcuzk -o "$work/bounds"
+# The headers compiled against the library's exports (tests/c/exports.c):
+# Go's generated header beside a const-free copy of the hand-written ones.
+[ -f "$root/build/cgo/libcuzk.h" ] || { echo "FAIL: build/cgo/libcuzk.h missing (make lib writes it)"; exit 1; }
+mkdir -p "$work/noconst"
+for h in cuzk.h supraseal_c2.h; do sed -E 's/\bconst\b//g' "$root/include/$h" >"$work/noconst/$h"; done
+"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$work/noconst" -I"$root/build/cgo" -fsyntax-only "$root/tests/c/exports.c"
+declared() { grep -ohE '\b(cuzk_[a-z_]+|create_gpu_mutex|destroy_gpu_mutex|create_SRS|evict_SRS|drop_SRS|clone_SRS|generate_groth16_proofs_c|generate_groth16_proofs_start_c|finalize_groth16_proof_c|destroy_pending_proof)\(' "$@" | tr -d '(' | sort -u; }
+headers=$(declared "$root/include/cuzk.h" "$root/include/supraseal_c2.h")
+gohdr=$(grep -E '^extern ' "$root/build/cgo/libcuzk.h" | grep -oE '\b[A-Za-z_][A-Za-z0-9_]*\(' | tr -d '(' | grep -vE '^_Go' | sort -u)
+if [ "$headers" != "$gohdr" ]; then
+  echo "FAIL: the headers and capi's exports declare different functions:"
+  diff <(echo "$headers") <(echo "$gohdr") || true
+  exit 1
+fi
+echo "exports.c: every header function compiled against capi's export ($(wc -l <<<"$headers") functions)"
+# cuda/cuzk_cuda.h's handles are typed: the right calls build, each wrong
+# kind does not (tests/c/cuda_handles.c).
+"$cc" -std=c11 -Wall -Wextra -Werror -I"$root/cuda" -fsyntax-only "$root/tests/c/cuda_handles.c"
+for i in 1 2 3 4 5 6; do
+  if "$cc" -std=c11 -Wall -Wextra -Werror -I"$root/cuda" -fsyntax-only -DWRONG=$i "$root/tests/c/cuda_handles.c" 2>/dev/null; then
+    echo "FAIL: cuda_handles.c case $i (a handle of another kind) compiled"; exit 1
+  fi
+done
+echo "cuda_handles.c: each handle kind refused by the others' functions (6 cases)"
 # Every symbol of both headers is exported.
 missing=0
 exported=$(nm -D --defined-only "$root/build/libcuzk.so")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# On the GPU machine, from the repository root, with bin/cuzk,
-# build/libcuzk.so, build/libcuzk_cuda.so and build/cuda.test carried
-# (tests/dropin/device.sh explains the carrying): issue 17's capped run in
-# one call of ~10 minutes. The 2^S prepare (generate, tiled setup, dump:
+# On a GPU host, from the repository root, with bin/cuzk,
+# build/libcuzk.so, build/libcuzk_cuda.so and build/cuda.test copied from
+# a build machine (as tests/dropin/device.sh): the device-memory cap's run,
+# ~10 minutes at 2^26. The 2^S prepare (generate, tiled setup, dump:
 # ~300 s at 2^26 on 16 cores) runs beside the GPU correctness tests, then
 # the drop-in bench (one circuit a call, three warm calls a mode, debug
 # timelines) under each cap in CAPS (GiB; 0: no cap, the resident
@@ -12,8 +12,7 @@
 # DROPIN_BENCH_ARGS (passed on to the bench), CPU_CHECK=1 (the CPU backend
 # proves the same circuit once, ~2 minutes at 2^26 on 16 cores, and its
 # proof is compared with the caps'). A prepare already done on
-# this machine (its parameters and dump in DROPIN_WORK, kept while the
-# machine stays warm) is not done again.
+# this machine (its parameters and dump in DROPIN_WORK) is not done again.
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-capped-out}
 mkdir -p "$out"
@@ -68,5 +67,5 @@ if [ "${CPU_CHECK:-0}" = 1 ] && [ -n "$first" ]; then
     echo "FAIL: the CPU backend's proof differs from the one under cap ${first##*/} (or is missing)"
   fi
 fi
-# the device tool brings back at most 8 files: the logs go in one archive
+# the logs go in one archive beside the summaries
 (cd "$out" && tar czf all.tgz --exclude='*.txt' --exclude=all.tgz -- * && find . -mindepth 1 -not -name '*.txt' -not -name all.tgz -delete)

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# On the GPU machine (no Go there), from the repository root, with bin/cuzk,
-# build/libcuzk.so and build/libcuzk_cuda.so carried from a build machine
-# (libcuzk_cuda.so is built here with nvcc when it was not carried): makes a
+# On a GPU host (Go not needed), from the repository root, with bin/cuzk,
+# build/libcuzk.so and build/libcuzk_cuda.so copied from a build machine
+# (libcuzk_cuda.so is built here with nvcc when it was not copied): makes a
 # synthetic circuit with a domain of 2^S rows, its development parameters and
 # its dumped assignment, then runs the drop-in bench for each N in
 # DROPIN_NS. Logs go under $OUT (packed into $OUT/logs.tgz on exit).
 #   usage: tests/dropin/device.sh [prepare] [srs] [bench] [cpu] [multi] [engine]   (no argument: the first three)
 # prepare: cuzk generate + setup + dump-assignment (timed; a 2^24 setup takes
-#          about a minute on 16 cores), into DROPIN_WORK (kept between calls
-#          while the machine stays warm)
+#          about a minute on 16 cores), into DROPIN_WORK (kept between runs)
 # srs:     create_SRS timed in two processes one after the other (cold, warm)
 # bench:   build/dropin_bench for each N, both modes
 # Environment: DROPIN_LOG2 (S, default 24), DROPIN_DENSE (share of dense
@@ -135,7 +134,7 @@ if has bench; then
     sed -n '/^drop-in bench/,/^proofs:/p' "$log"
   done
 fi
-# multi: a host with two or more GPUs (issue 16): the sync calls of N
+# multi: a host with two or more GPUs: the sync calls of N
 # circuits (the last of DROPIN_NS) pinned to GPU 0 (gpu_index 0), spread over
 # every GPU (-1), then two host threads pinned to GPU 0 and GPU 1, each with
 # its own gpu_mtx; every run's proofs are compared across calls (and with

@@ -1,6 +1,6 @@
 /*
  * free_stall: how long a large free() stalls another thread's memory
- * operations (cuda/NOTES.md, "Next device run", the async calls). Touches
+ * operations (cuda/NOTES.md, the async calls' gap). Touches
  * three buffers of G GiB, then frees them while a second thread loops on
  * either a 1 MiB mmap/munmap pair (mode "mmap") or a first touch of a new
  * page of a reserved region (mode "fault"), and prints the free's time

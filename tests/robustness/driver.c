@@ -96,7 +96,7 @@ static void load_fixture(void) {
 }
 
 /* A message is clear when it says something and carries no Go stack or
- * source path (issue 13, item 3). */
+ * source path. */
 static int clear_message(const char* m) {
     return m && m[0] && !strstr(m, "goroutine ") && !strstr(m, ".go:") && !strstr(m, "panic");
 }
@@ -548,7 +548,7 @@ CASE(cancel_after_await) {
     drain(j);
     return err(cuzk_cancel(j), "cancel a consumed handle");
 }
-/* Issue 13, row 1: a job left unawaited across cuzk_config must not hand
+/* A job left unawaited across cuzk_config must not hand
  * out another job's proof under its handle. */
 CASE(handle_across_config) {
     reference();

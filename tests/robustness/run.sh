@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The robustness suite (issue 13, item 7): corrupted params, r1cs (circom and
+# The robustness suite: corrupted params, r1cs (circom and
 # cuzk format) and wtns files through the CLI and the C ABI, and a table of
 # C ABI misuse cases, each in a child process under a timeout and an
 # address-space limit.
@@ -13,7 +13,7 @@
 #   clear    a non-zero code with a message (CLI: exit 2 with a message)
 #   accepted the call succeeded, and any proof it returned verified
 #
-# A case listed in known-defects.txt (id, then the issue row) that fails is
+# A case listed in known-defects.txt (id, then the defect) that fails is
 # counted as "known" and does not fail the run; a listed case that passes is
 # reported so that its line can be removed. Exit status: 1 on any crashed,
 # hung, wrong or unclear case that is not listed, else 0.
@@ -130,7 +130,7 @@ while IFS=$'\t' read -r id kind file; do
     r1cs | cuzkr1cs)
       add "cli:$id" "${cli[@]}" --params "$fixture/c.params" --r1cs "$file" --wtns "$fixture/w.wtns" --out "$o.proof" --public "$o.public.json"
       add "capi:$id" "$work/driver" r1cs "$file" "$fixture"
-      # setup reads the whole circuit (issue 13, row 8): every mutant in the
+      # setup reads the whole circuit: every mutant in the
       # full corpus, the header counts in the quick one.
       if [ "$full" = 1 ] || [[ $id == */count-* ]]; then
         add "cli-setup:$id" "$root/bin/cuzk" setup --config "$fixture/config.toml" --r1cs "$file" --out "$o.params" --seed 1

@@ -4,7 +4,7 @@
 //
 // What runs on the GPU: the NTTs, the quotient h and the G1 and G2 MSMs
 // (over point sets kept resident in VRAM). Every GPU result is checked
-// against the CPU backend by the tests run on the GPU machine.
+// against the CPU backend by the tests run on a GPU host.
 package cuda
 
 /*
@@ -49,26 +49,9 @@ var ErrNoLibrary = errors.New("CUDA library not loaded")
 
 // Library is a loaded libcuzk_cuda.so.
 type Library struct {
-	path                         string
-	handle                       unsafe.Pointer
-	count, info, ntt, h, benchFn unsafe.Pointer
-	g1Upload, g1Free, msmG1      unsafe.Pointer
-	benchMSM, benchMSMG2         unsafe.Pointer
-	benchForce                   unsafe.Pointer // cuzk_cuda_bench_force_branch_convert
-	benchRefuse                  unsafe.Pointer // cuzk_cuda_bench_refuse_pass_scratch
-	g2Upload, g2Free, msmG2      unsafe.Pointer
-	hMSM                         unsafe.Pointer
-	sUpload, sSelect, sDownload  unsafe.Pointer
-	sFree, msmG1Res, msmG2Res    unsafe.Pointer
-	hostReg, hostUnreg           unsafe.Pointer
-	abcUpload, hMSMabc, abcFree  unsafe.Pointer
-	abcAdd                       unsafe.Pointer
-	g1Subgroup, g2Subgroup       unsafe.Pointer
-	setOptions, memory           unsafe.Pointer
-	stNew, stPut, stMSM, stFree  unsafe.Pointer
-	hScalars, stStats            unsafe.Pointer
-	g1Alloc, g1Put               unsafe.Pointer
-	g2Alloc, g2Put               unsafe.Pointer
+	path   string
+	handle unsafe.Pointer
+	symbols
 }
 
 // Open loads the library at path.
@@ -94,43 +77,15 @@ func Open(path string) (*Library, error) {
 		C.dlclose(h)
 		return nil, err
 	}
-	if v := int(C.call_abi(abi)); v != ABIVersion {
+	if v := int(C.call_abi_version(abi)); v != ABIVersion {
 		C.dlclose(h)
 		return nil, fmt.Errorf("cuda: %s implements ABI %d, this build needs %d", path, v, ABIVersion)
 	}
-	for _, s := range []struct {
-		name string
-		dst  *unsafe.Pointer
-	}{{"cuzk_cuda_device_count", &l.count}, {"cuzk_cuda_device_info", &l.info}, {"cuzk_cuda_ntt", &l.ntt},
-		{"cuzk_cuda_ntt_h", &l.h}, {"cuzk_cuda_g1_upload", &l.g1Upload},
-		{"cuzk_cuda_g1_free", &l.g1Free}, {"cuzk_cuda_msm_g1", &l.msmG1},
-		{"cuzk_cuda_g2_upload", &l.g2Upload}, {"cuzk_cuda_g2_free", &l.g2Free}, {"cuzk_cuda_msm_g2", &l.msmG2},
-		{"cuzk_cuda_h_msm_g1", &l.hMSM},
-		{"cuzk_cuda_scalars_upload", &l.sUpload}, {"cuzk_cuda_scalars_select", &l.sSelect},
-		{"cuzk_cuda_scalars_download", &l.sDownload}, {"cuzk_cuda_scalars_free", &l.sFree},
-		{"cuzk_cuda_msm_g1_resident", &l.msmG1Res}, {"cuzk_cuda_msm_g2_resident", &l.msmG2Res},
-		{"cuzk_cuda_host_register", &l.hostReg}, {"cuzk_cuda_host_unregister", &l.hostUnreg},
-		{"cuzk_cuda_abc_upload", &l.abcUpload}, {"cuzk_cuda_h_msm_g1_abc", &l.hMSMabc}, {"cuzk_cuda_abc_free", &l.abcFree},
-		{"cuzk_cuda_abc_add", &l.abcAdd},
-		{"cuzk_cuda_g1_check_subgroup", &l.g1Subgroup}, {"cuzk_cuda_g2_check_subgroup", &l.g2Subgroup},
-		{"cuzk_cuda_set_options", &l.setOptions}, {"cuzk_cuda_memory", &l.memory},
-		{"cuzk_cuda_stream_new", &l.stNew}, {"cuzk_cuda_stream_put", &l.stPut}, {"cuzk_cuda_stream_msm", &l.stMSM},
-		{"cuzk_cuda_stream_free", &l.stFree}, {"cuzk_cuda_h_abc_scalars", &l.hScalars},
-		{"cuzk_cuda_stream_take_stats", &l.stStats}, {"cuzk_cuda_g1_alloc", &l.g1Alloc}, {"cuzk_cuda_g1_put", &l.g1Put},
-		{"cuzk_cuda_g2_alloc", &l.g2Alloc}, {"cuzk_cuda_g2_put", &l.g2Put}} {
-		if *s.dst, err = sym(s.name); err != nil {
-			C.dlclose(h)
-			return nil, err
-		}
-	}
-	// The bench entry points are in bench builds only (make -C cuda
-	// BENCH=1): nil when absent.
-	for _, s := range []struct {
-		name string
-		dst  *unsafe.Pointer
-	}{{"cuzk_cuda_bench_ntt", &l.benchFn}, {"cuzk_cuda_bench_msm_g1", &l.benchMSM}, {"cuzk_cuda_bench_msm_g2", &l.benchMSMG2},
-		{"cuzk_cuda_bench_force_branch_convert", &l.benchForce}, {"cuzk_cuda_bench_refuse_pass_scratch", &l.benchRefuse}} {
-		*s.dst, _ = sym(s.name)
+	// the other entry points (symbols_gen.go); the bench ones are nil in a
+	// library built without them (make -C cuda BENCH=1 has them)
+	if err := l.bind(sym); err != nil {
+		C.dlclose(h)
+		return nil, err
 	}
 	return l, nil
 }
@@ -155,7 +110,7 @@ func call(what string, fn func(e *C.char) C.int) error {
 // Devices lists the GPUs the library sees.
 func (l *Library) Devices() ([]backend.GPU, error) {
 	var n C.int
-	if err := call("device count", func(e *C.char) C.int { return C.call_count(l.count, &n, e, errLen) }); err != nil {
+	if err := call("device count", func(e *C.char) C.int { return C.call_device_count(l.deviceCount, &n, e, errLen) }); err != nil {
 		return nil, err
 	}
 	gpus := make([]backend.GPU, 0, int(n))
@@ -164,7 +119,7 @@ func (l *Library) Devices() ([]backend.GPU, error) {
 	for i := 0; i < int(n); i++ {
 		var total, free C.size_t
 		err := call("device info", func(e *C.char) C.int {
-			return C.call_info(l.info, C.int(i), name, 256, &total, &free, e, errLen)
+			return C.call_device_info(l.deviceInfo, C.int(i), name, 256, &total, &free, e, errLen)
 		})
 		if err != nil {
 			return gpus, err
@@ -196,7 +151,7 @@ func DefaultOptions() Options { return Options{MSMPool: true} }
 func (l *Library) SetOptions(dev int, o Options) error {
 	c := C.cuzk_cuda_options{max_device_memory: C.uint64_t(o.MaxDeviceMemory), msm_max_pairs: C.uint64_t(o.MSMMaxPairs),
 		msm_window_bits: C.int32_t(o.MSMWindowBits), msm_pool: C.int32_t(cbool(o.MSMPool)), profile: C.int32_t(cbool(o.Profile))}
-	return call("set options", func(e *C.char) C.int { return C.call_setopt(l.setOptions, C.int(dev), &c, e, errLen) })
+	return call("set options", func(e *C.char) C.int { return C.call_set_options(l.setOptions, C.int(dev), &c, e, errLen) })
 }
 
 // Memory is what cuzk holds on a device by the library's own count; Pool
@@ -211,7 +166,7 @@ type Memory struct {
 func (l *Library) Memory(dev int, resetPeak bool) (Memory, error) {
 	var held, peak, cp, pool C.uint64_t
 	err := call("memory", func(e *C.char) C.int {
-		return C.call_mem(l.memory, C.int(dev), &held, &peak, &cp, &pool, cbool(resetPeak), e, errLen)
+		return C.call_memory(l.memory, C.int(dev), &held, &peak, &cp, &pool, cbool(resetPeak), e, errLen)
 	})
 	return Memory{Held: uint64(held), Peak: uint64(peak), Cap: uint64(cp), Pool: uint64(pool)}, err
 }
@@ -290,8 +245,8 @@ func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
 		mem.budget = mem.plan.cap
 	}
 	b.mem = mem
-	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, 1, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1Subgroup, lib.g1Alloc, lib.g1Put}), mem)
-	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, 2, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2Subgroup, lib.g2Alloc, lib.g2Put}), mem)
+	b.g1 = newResidency[bls.G1Affine, bls.G1Jac](pointStore[bls.G1Affine, bls.G1Jac](deviceStore[bls.G1Affine, bls.G1Jac, *bls.G1Jac]{b, 1, lib.g1Upload, lib.msmG1, lib.g1Free, lib.g1CheckSubgroup, lib.g1Alloc, lib.g1Put}), mem)
+	b.g2 = newResidency[bls.G2Affine, bls.G2Jac](pointStore[bls.G2Affine, bls.G2Jac](deviceStore[bls.G2Affine, bls.G2Jac, *bls.G2Jac]{b, 2, lib.g2Upload, lib.msmG2, lib.g2Free, lib.g2CheckSubgroup, lib.g2Alloc, lib.g2Put}), mem)
 	return b, nil
 }
 
@@ -352,6 +307,15 @@ type deviceStore[P, R any, PR jacobian[R]] struct {
 	allocFn, putFn                 unsafe.Pointer
 }
 
+// groupOf is the library's group of a point type: 1 for G1, 2 for G2.
+func groupOf[P any]() C.int {
+	var p P
+	if _, ok := any(p).(bls.G2Affine); ok {
+		return 2
+	}
+	return 1
+}
+
 func (d deviceStore[P, R, PR]) uploadScalars(v []fr.Element) (any, error) {
 	return d.b.uploadScalars(v)
 }
@@ -361,21 +325,21 @@ func (d deviceStore[P, R, PR]) freeScalars(h any) { h.(*scalars).free() }
 func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 	var h unsafe.Pointer
 	err := call("stream", func(e *C.char) C.int {
-		return C.call_stnew(d.b.lib.stNew, C.int(d.b.dev), d.group, C.size_t(chunk), &h, e, errLen)
+		return C.call_stream_new(d.b.lib.streamNew, C.int(d.b.dev), d.group, C.size_t(chunk), &h, e, errLen)
 	})
 	return h, err
 }
 
 func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 	return call("stream put", func(e *C.char) C.int {
-		return C.call_stput(d.b.lib.stPut, st.(unsafe.Pointer), C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+		return C.call_stream_put(d.b.lib.streamPut, st.(unsafe.Pointer), C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, setN int) (R, error) {
 	var ws windowSums[R]
 	err := call("stream msm", func(e *C.char) C.int {
-		return C.call_stmsm(d.b.lib.stMSM, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
+		return C.call_stream_msm(d.b.lib.streamMsm, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
 			C.size_t(setN), unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
@@ -385,11 +349,15 @@ func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, se
 	return combine[R, PR](&ws)
 }
 
-func (d deviceStore[P, R, PR]) freeStream(st any) { C.call_free(d.b.lib.stFree, st.(unsafe.Pointer)) }
+func (d deviceStore[P, R, PR]) freeStream(st any) {
+	C.call_stream_free(d.b.lib.streamFree, st.(unsafe.Pointer))
+}
 
 func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 	var b, t C.uint64_t
-	if call("stream stats", func(e *C.char) C.int { return C.call_ststats(d.b.lib.stStats, st.(unsafe.Pointer), &b, &t, e, errLen) }) != nil {
+	if call("stream stats", func(e *C.char) C.int {
+		return C.call_stream_take_stats(d.b.lib.streamTakeStats, st.(unsafe.Pointer), &b, &t, e, errLen)
+	}) != nil {
 		return 0, 0
 	}
 	return uint64(b), uint64(t)
@@ -397,20 +365,20 @@ func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 
 func (d deviceStore[P, R, PR]) pin(points []P) error {
 	return call("host register", func(e *C.char) C.int {
-		return C.call_hreg(d.b.lib.hostReg, unsafe.Pointer(unsafe.SliceData(points)), C.size_t(uint64(len(points))*pointBytes[P]()), e, errLen)
+		return C.call_host_register(d.b.lib.hostRegister, unsafe.Pointer(unsafe.SliceData(points)), C.size_t(uint64(len(points))*pointBytes[P]()), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) unpin(points []P) {
 	_ = call("host unregister", func(e *C.char) C.int {
-		return C.call_hunreg(d.b.lib.hostUnreg, unsafe.Pointer(unsafe.SliceData(points)), e, errLen)
+		return C.call_host_unregister(d.b.lib.hostUnregister, unsafe.Pointer(unsafe.SliceData(points)), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
 	var h unsafe.Pointer
 	err := call("upload", func(e *C.char) C.int {
-		return C.call_upload(d.uploadFn, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
+		return C.call_upload(d.uploadFn, d.group, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
 	})
 	return h, err
 }
@@ -418,7 +386,7 @@ func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
 func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 	var ws windowSums[R]
 	err := call("msm", func(e *C.char) C.int {
-		return C.call_msm(d.msmFn, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&ws), e, errLen)
+		return C.call_msm(d.msmFn, d.group, h.(unsafe.Pointer), unsafe.Pointer(unsafe.SliceData(scalars)), C.size_t(len(scalars)), unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
 		var zero R
@@ -427,26 +395,26 @@ func (d deviceStore[P, R, PR]) msm(h any, scalars []fr.Element) (R, error) {
 	return combine[R, PR](&ws)
 }
 
-func (d deviceStore[P, R, PR]) free(h any) { C.call_free(d.fre, h.(unsafe.Pointer)) }
+func (d deviceStore[P, R, PR]) free(h any) { C.call_set_free(d.fre, d.group, h.(unsafe.Pointer)) }
 
 func (d deviceStore[P, R, PR]) alloc(n int) (any, error) {
 	var h unsafe.Pointer
 	err := call("point set", func(e *C.char) C.int {
-		return C.call_alloc(d.allocFn, C.int(d.b.dev), C.size_t(n), &h, e, errLen)
+		return C.call_alloc(d.allocFn, d.group, C.int(d.b.dev), C.size_t(n), &h, e, errLen)
 	})
 	return h, err
 }
 
 func (d deviceStore[P, R, PR]) fill(h any, offset int, points []P) error {
 	return call("put points", func(e *C.char) C.int {
-		return C.call_put(d.putFn, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+		return C.call_put(d.putFn, d.group, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) checkSubgroup(h any, offset, n int) (bad, first int, err error) {
 	var nBad, firstBad C.size_t
 	err = call("subgroup check", func(e *C.char) C.int {
-		return C.call_subgroup(d.subgroup, h.(unsafe.Pointer), C.size_t(offset), C.size_t(n), &nBad, &firstBad, e, errLen)
+		return C.call_subgroup(d.subgroup, d.group, h.(unsafe.Pointer), C.size_t(offset), C.size_t(n), &nBad, &firstBad, e, errLen)
 	})
 	if err != nil || nBad == 0 {
 		return 0, -1, err
@@ -474,7 +442,7 @@ func (b *Backend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
 	}
 	k := domainConsts(n)
 	err := call("ntt_h", func(e *C.char) C.int {
-		return C.call_h(b.lib.h, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), e, errLen)
+		return C.call_ntt_h(b.lib.nttH, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), e, errLen)
 	})
 	if err != nil {
 		return nil, err
@@ -493,13 +461,13 @@ func (b *Backend) NTT(x []fr.Element, inverse, coset bool) error {
 // BenchNTT returns the median milliseconds of reps forward NTTs of size n
 // on device-resident data.
 func (b *Backend) BenchNTT(n, reps int) (float64, error) {
-	if b.lib.benchFn == nil {
+	if b.lib.benchNtt == nil {
 		return 0, ErrNoBench
 	}
 	k := domainConsts(n)
 	var ms C.double
 	err := call("bench ntt", func(e *C.char) C.int {
-		return C.call_bench(b.lib.benchFn, C.int(b.dev), C.size_t(n), C.int(reps), unsafe.Pointer(k), &ms, e, errLen)
+		return C.call_bench_ntt(b.lib.benchNtt, C.int(b.dev), C.size_t(n), C.int(reps), unsafe.Pointer(k), &ms, e, errLen)
 	})
 	return float64(ms), err
 }
@@ -536,7 +504,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 		b.g1.stage(points)
 		hv := &scalars{b: b, n: n - 1}
 		err = call("h", func(e *C.char) C.int {
-			return C.call_habcs(b.lib.hScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
+			return C.call_h_abc_scalars(b.lib.hAbcScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
 		})
 		if err != nil {
 			return res, 0, 0, err
@@ -550,11 +518,11 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	var ws windowSums[bls.G1Jac]
 	if abc := b.takeABC(a, bb, c); abc != nil { // copied while the query MSMs ran
 		err = call("h msm", func(e *C.char) C.int {
-			return C.call_hmsmabc(b.lib.hMSMabc, abc, unsafe.Pointer(k), h.(unsafe.Pointer), unsafe.Pointer(&ws), &ms[0], e, errLen)
+			return C.call_h_msm_g1_abc(b.lib.hMsmG1Abc, abc, unsafe.Pointer(k), h.(unsafe.Pointer), unsafe.Pointer(&ws), &ms[0], e, errLen)
 		})
 	} else {
 		err = call("h msm", func(e *C.char) C.int {
-			return C.call_hmsm(b.lib.hMSM, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
+			return C.call_h_msm_g1(b.lib.hMsmG1, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(n), unsafe.Pointer(k), h.(unsafe.Pointer),
 				unsafe.Pointer(&ws), &ms[0], e, errLen)
 		})
 	}
@@ -592,22 +560,22 @@ func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int
 // BenchMSMG1 returns the median milliseconds of reps G1 MSMs over points
 // (resident) with random device-side scalars.
 func (b *Backend) BenchMSMG1(points []bls.G1Affine, reps int) (float64, error) {
-	return benchMSM(b.lib.benchMSM, b.g1, points, reps)
+	return benchMSM(b.lib.benchMsmG1, b.g1, points, reps)
 }
 
 // BenchMSMG2 is BenchMSMG1 for G2.
 func (b *Backend) BenchMSMG2(points []bls.G2Affine, reps int) (float64, error) {
-	return benchMSM(b.lib.benchMSMG2, b.g2, points, reps)
+	return benchMSM(b.lib.benchMsmG2, b.g2, points, reps)
 }
 
 // forceBranchConvert makes every MSM of the library take the accumulation
 // path it takes when its XYZZ piece sums get no buffer (for the tests of
 // that path; ErrNoBench without a bench build).
 func (l *Library) forceBranchConvert(on bool) error {
-	if l.benchForce == nil {
+	if l.benchForceBranchConvert == nil {
 		return ErrNoBench
 	}
-	C.call_bench_force(l.benchForce, cbool(on))
+	C.call_bench_force_branch_convert(l.benchForceBranchConvert, cbool(on))
 	return nil
 }
 
@@ -616,10 +584,10 @@ func (l *Library) forceBranchConvert(on bool) error {
 // with half its windows) and returns how many of the last setting were
 // left (ErrNoBench without a bench build).
 func (l *Library) refusePassScratch(passes int) (int, error) {
-	if l.benchRefuse == nil {
+	if l.benchRefusePassScratch == nil {
 		return 0, ErrNoBench
 	}
-	return int(C.call_bench_refuse(l.benchRefuse, C.int(passes))), nil
+	return int(C.call_bench_refuse_pass_scratch(l.benchRefusePassScratch, C.int(passes))), nil
 }
 
 func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residency[P, R, PR], points []P, reps int) (float64, error) {
@@ -632,7 +600,7 @@ func benchMSM[P comparable, R any, PR jacobian[R]](fn unsafe.Pointer, r *residen
 	}
 	var ms C.double
 	err = call("bench msm", func(e *C.char) C.int {
-		return C.call_bench_msm(fn, h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
+		return C.call_bench_msm(fn, groupOf[P](), h.(unsafe.Pointer), C.size_t(len(points)), C.int(reps), &ms, e, errLen)
 	})
 	return float64(ms), err
 }
@@ -645,7 +613,7 @@ func (l *Library) Pin(buf []fr.Element) error {
 		return nil
 	}
 	return call("host register", func(e *C.char) C.int {
-		return C.call_hreg(l.hostReg, ptr(buf), C.size_t(len(buf)*int(unsafe.Sizeof(fr.Element{}))), e, errLen)
+		return C.call_host_register(l.hostRegister, ptr(buf), C.size_t(len(buf)*int(unsafe.Sizeof(fr.Element{}))), e, errLen)
 	})
 }
 
@@ -654,7 +622,7 @@ func (l *Library) Unpin(buf []fr.Element) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	return call("host unregister", func(e *C.char) C.int { return C.call_hunreg(l.hostUnreg, ptr(buf), e, errLen) })
+	return call("host unregister", func(e *C.char) C.int { return C.call_host_unregister(l.hostUnregister, ptr(buf), e, errLen) })
 }
 
 // Pin page-locks buf (see Library.Pin); backend.HostPinner.

@@ -28,7 +28,7 @@ import (
 )
 
 // The GPU tests need libcuzk_cuda.so (CUZK_CUDA_LIB) and a GPU: they run on
-// the GPU machine through cuda/run-device.sh, which sets
+// a GPU host through cuda/run-device.sh, which sets
 // CUZK_CUDA_REQUIRED=1 so that a missing library fails instead of skipping.
 func gpu(t testing.TB) *Backend {
 	t.Helper()
@@ -54,7 +54,7 @@ func gpuWith(t testing.TB, opts Options) *Backend {
 		if os.Getenv("CUZK_CUDA_REQUIRED") != "" {
 			t.Fatal("CUZK_CUDA_REQUIRED is set but CUZK_CUDA_LIB is not")
 		}
-		t.Skip("CUZK_CUDA_LIB not set: the GPU tests run on the GPU machine (cuda/run-device.sh)")
+		t.Skip("CUZK_CUDA_LIB not set: the GPU tests run on a GPU host (cuda/run-device.sh)")
 	}
 	lib, err := Open(path)
 	require.NoError(t, err)

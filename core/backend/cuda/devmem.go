@@ -85,7 +85,7 @@ func (p memPlan) streamedNeed(n int) uint64 {
 // stage (cuda/util/common.cuh; the query stage itself needs less: aux and
 // one selection beside that scratch). Without room for both, the h stage's
 // allocations trim the pool and every partition's MSMs grow it again
-// (measured at 2^26 under 24 GiB: ~+180 ms a partition, cuda/NOTES.md).
+// (measured at 2^26 under 24 GiB: ~+180 ms a partition, cuda/DESIGN.md).
 func (p memPlan) reserve(n int) uint64 {
 	return 4*uint64(n)*scalarSize + p.msmScratch(n) + p.streamBuffers(n)
 }
@@ -100,9 +100,9 @@ func (p memPlan) reserve(n int) uint64 {
 // the pool's reservation is already counted in held, whether an MSM uses
 // it now or it is idle: a device runs one MSM at a time, each taking the
 // pool's memory first and giving it back. (Counting a chunk's scratch on
-// top of the pool refused a alone under 24 GiB at 2^26 in session 10, and
-// counting the pool's idle bytes only, with a selection always to come,
-// refused it in session 11 under 24 and 16 GiB, as if a, b, c were ready
+// top of the pool refused a alone under 24 GiB at 2^26 (H200, 2026-12-01,
+// 06f14ed), and counting the pool's idle bytes only, with a selection always
+// to come, refused it under 24 and 16 GiB (bbdfab0), as if a, b, c were ready
 // while the query MSMs ran, on the pool and with a selection held.)
 func (p memPlan) prefetchFits(held, pool, bytes, query uint64, n int, resident bool) bool {
 	if p.cap == 0 {

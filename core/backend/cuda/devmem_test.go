@@ -309,13 +309,14 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.ErrorContains(t, err, "134217728 rows needs at least 21.40 GiB")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
-	// 2^26 under 24 GiB (the library given 23), session 10's counts: L
+	// 2^26 under 24 GiB (the library given 23), the counts measured on the
+	// H200 (2026-12-01, 06f14ed): L
 	// resident (5.98 GiB), the stream buffers (4.71), the twiddle tables
 	// (2), aux (2) and the MSM pool (3.78, whether an MSM uses it or not).
-	// a, b, c are ready while the query MSMs run (session 11): with A's
+	// a, b, c are ready while the query MSMs run: with A's
 	// selection held (2 GiB) and B's to come after it is freed, a alone
 	// (2 GiB) fits, not a, b and c (6 GiB); counting a selection to come on
-	// top of the one held refused a (session 11's rule).
+	// top of the one held refused a (the rule measured at bbdfab0).
 	vec := uint64((1 << 26) * scalarSize)
 	pool := uint64(378 * GiB / 100)
 	held24 := uint64(598*GiB/100+471*GiB/100+4*GiB) + pool

@@ -28,7 +28,7 @@ type scalars struct {
 	n int
 }
 
-func (s *scalars) free() { C.call_free(s.b.lib.sFree, s.h) }
+func (s *scalars) free() { C.call_scalars_free(s.b.lib.scalarsFree, s.h) }
 
 // download copies the vector back (for a point set that is streamed).
 func (s *scalars) download() ([]fr.Element, error) {
@@ -36,7 +36,9 @@ func (s *scalars) download() ([]fr.Element, error) {
 	if s.n == 0 {
 		return out, nil
 	}
-	err := call("scalars download", func(e *C.char) C.int { return C.call_sdown(s.b.lib.sDownload, s.h, ptr(out), e, errLen) })
+	err := call("scalars download", func(e *C.char) C.int {
+		return C.call_scalars_download(s.b.lib.scalarsDownload, s.h, ptr(out), e, errLen)
+	})
 	return out, err
 }
 
@@ -235,7 +237,7 @@ func slot[T any](b *Backend, m *map[*fr.Element]*T, key *fr.Element, v *T) *T {
 
 func (b *Backend) freeABC(x *abcPrefetch) {
 	if x != nil {
-		C.call_free(b.lib.abcFree, x.h)
+		C.call_abc_free(b.lib.abcFree, x.h)
 	}
 }
 
@@ -267,7 +269,7 @@ func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
 func (b *Backend) uploadABC(a, bb, c []fr.Element) (unsafe.Pointer, error) {
 	var h unsafe.Pointer
 	err := call("abc upload", func(e *C.char) C.int {
-		return C.call_abcup(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(len(a)), &h, e, errLen)
+		return C.call_abc_upload(b.lib.abcUpload, C.int(b.dev), ptr(a), ptr(bb), ptr(c), C.size_t(len(a)), &h, e, errLen)
 	})
 	return h, err
 }
@@ -275,7 +277,7 @@ func (b *Backend) uploadABC(a, bb, c []fr.Element) (unsafe.Pointer, error) {
 // addBC starts copying b and c into a handle made with a alone
 // (cuzk_cuda_abc_add).
 func (b *Backend) addBC(h unsafe.Pointer, bb, c []fr.Element) error {
-	return call("abc add", func(e *C.char) C.int { return C.call_abcadd(b.lib.abcAdd, h, ptr(bb), ptr(c), e, errLen) })
+	return call("abc add", func(e *C.char) C.int { return C.call_abc_add(b.lib.abcAdd, h, ptr(bb), ptr(c), e, errLen) })
 }
 
 // ReleasePrefetch frees the prefetches of these slices that QueryMSMs
@@ -325,7 +327,7 @@ func (b *Backend) takePrefetch(aux []fr.Element) *scalars {
 func (b *Backend) uploadScalars(v []fr.Element) (*scalars, error) {
 	s := &scalars{b: b, n: len(v)}
 	err := call("scalars upload", func(e *C.char) C.int {
-		return C.call_sup(b.lib.sUpload, C.int(b.dev), ptr(v), C.size_t(len(v)), &s.h, e, errLen)
+		return C.call_scalars_upload(b.lib.scalarsUpload, C.int(b.dev), ptr(v), C.size_t(len(v)), &s.h, e, errLen)
 	})
 	return s, err
 }
@@ -344,7 +346,7 @@ func (b *Backend) selectScalars(aux *scalars, head []fr.Element, bits *r1cs.Bitm
 		words = unsafe.Pointer(&bits.Words[0])
 	}
 	err := call("scalars select", func(e *C.char) C.int {
-		return C.call_ssel(b.lib.sSelect, aux.h, ptr(head), C.size_t(len(head)), (*C.uint64_t)(words), &s.h, &n, e, errLen)
+		return C.call_scalars_select(b.lib.scalarsSelect, aux.h, ptr(head), C.size_t(len(head)), (*C.uint64_t)(words), &s.h, &n, e, errLen)
 	})
 	s.n = int(n)
 	return s, err
@@ -370,7 +372,7 @@ func msmOn[P comparable, R any, PR jacobian[R]](r *residency[P, R, PR], fn unsaf
 	}
 	var ws windowSums[R]
 	err = call("msm", func(e *C.char) C.int {
-		return C.call_mres(fn, h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
+		return C.call_mres(fn, groupOf[P](), h.(unsafe.Pointer), s.h, unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
 		return res, err
@@ -409,7 +411,7 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 	defer aux.free()
 	// g1 runs one G1 query MSM, timed as out.Times[i]
 	g1 := func(i int, name string, pts []bls.G1Affine, s *scalars, dst *bls.G1Jac) (err error) {
-		if *dst, err = msmOn(b.g1, b.lib.msmG1Res, pts, s); err != nil {
+		if *dst, err = msmOn(b.g1, b.lib.msmG1Resident, pts, s); err != nil {
 			return fmt.Errorf("cuda: %s: %w", name, err)
 		}
 		lap(i)
@@ -454,7 +456,7 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 		return nil, err
 	}
 	if q.BG2 != nil {
-		if out.B2, err = msmOn(b.g2, b.lib.msmG2Res, q.BG2, bs); err != nil {
+		if out.B2, err = msmOn(b.g2, b.lib.msmG2Resident, q.BG2, bs); err != nil {
 			return nil, fmt.Errorf("cuda: b_g2: %w", err)
 		}
 		lap(3)

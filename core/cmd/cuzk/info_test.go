@@ -168,7 +168,7 @@ func TestWrongKindMessages(t *testing.T) {
 	}
 	require.Greater(t, tried, 50)
 
-	// The complaints of the issue, word for word: a witness as --params,
+	// The complaints, word for word: a witness as --params,
 	// a witness as --r1cs, snarkjs's proof.json as a binary proof no more.
 	code, _, errs := cli(t, "prove", "--params", p("w.wtns"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("x"))
 	require.Equal(t, exitBadInput, code)
