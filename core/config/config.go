@@ -226,8 +226,17 @@ type Metrics struct {
 	// (Prometheus text) and GET /status (the status JSON); "" (the
 	// default) serves nothing, and the host reads both through
 	// cuzk_metrics_text and cuzk_status_json. An empty host listens on
-	// every interface; port 0 takes a free port.
+	// every interface; port 0 takes a free port. The listener has no
+	// authentication: bind it to loopback or a private interface.
 	Listen string `toml:"listen" json:"listen"`
+	// MaxConnections bounds the connections the listener holds, each a
+	// descriptor of the host's process: one beyond it is accepted only to
+	// close the connection that has waited longest on its client (idle,
+	// still sending its request, or not reading its response), and when
+	// every one is computing a response the rest wait in the kernel's
+	// backlog. A scraper needs one; 32 leaves room for a few and for
+	// people with curl.
+	MaxConnections int `toml:"max_connections" json:"max_connections"`
 }
 
 // SlogLevel returns Level for log/slog (info for a value Validate
@@ -255,6 +264,7 @@ func Default() Config {
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},
 		Dealloc:      Dealloc{MaxConcurrent: 1},
 		Logging:      Logging{Level: "info", Format: "text"},
+		Metrics:      Metrics{MaxConnections: 32},
 	}
 }
 

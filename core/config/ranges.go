@@ -53,6 +53,9 @@ var numericKeys = []numeric{
 	// A throttled goroutine's sleep per check.
 	{key: "throttle.sleep", min: 0, max: int64(time.Second)},
 	{key: "dealloc.max_concurrent", min: 1, max: 64},
+	// Descriptors of the host's process: many hosts run with a soft limit
+	// of 1,024.
+	{key: "metrics.max_connections", min: 1, max: 512},
 }
 
 const maxBatchWait = time.Hour

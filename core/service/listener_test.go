@@ -266,7 +266,7 @@ func TestServeEngine(t *testing.T) {
 	e, err := engine.New(config.Default(), engine.Options{})
 	require.NoError(t, err)
 	defer e.Close()
-	addr, stop, err := ServeEngine("127.0.0.1:0", e, "9.9.9-test", nil)
+	addr, stop, err := ServeEngine(config.Metrics{Listen: "127.0.0.1:0"}, e, "9.9.9-test", nil)
 	require.NoError(t, err)
 	code, ctype, body := get(t, addr, "/status")
 	require.Equal(t, http.StatusOK, code)
@@ -282,6 +282,6 @@ func TestServeEngine(t *testing.T) {
 	stop()
 	_, err = http.Get("http://" + addr + "/status")
 	require.Error(t, err, "stopped")
-	_, _, err = ServeEngine(addr+"x", e, "", nil)
+	_, _, err = ServeEngine(config.Metrics{Listen: addr + "x"}, e, "", nil)
 	require.ErrorContains(t, err, "metrics.listen")
 }

@@ -133,7 +133,7 @@ func (s *Service) Configure(text string) error {
 			return errorf(Busy, "cuzk: cannot reconfigure with %d job(s) in flight", n)
 		}
 	}
-	if err := s.relistenLocked(cfg.Metrics.Listen); err != nil {
+	if err := s.relistenLocked(cfg.Metrics.Listen, cfg.Metrics.MaxConnections); err != nil {
 		return err
 	}
 	if s.eng != nil {

@@ -93,7 +93,7 @@ func runBench(args []string, stdout io.Writer) error {
 		fmt.Fprintf(os.Stderr, "bench: parameters not made resident ahead: %v\n", err)
 	}
 	if cfg.Metrics.Listen != "" {
-		addr, stop, err := service.ServeEngine(cfg.Metrics.Listen, e, version, nil)
+		addr, stop, err := service.ServeEngine(cfg.Metrics, e, version, nil)
 		if err != nil {
 			return inputErr(err)
 		}
