@@ -24,6 +24,17 @@ import (
 
 func fixture(t *testing.T) (string, *r1cs.R1CS, []*r1cs.Witness) {
 	dir := t.TempDir()
+	cs, ws := fixtureSystem(t)
+	pk, err := groth16.Setup(cs, 4)
+	require.NoError(t, err)
+	require.NoError(t, pk.WriteFile(filepath.Join(dir, "c.params")))
+	require.NoError(t, cs.WriteFile(filepath.Join(dir, "c.r1cs")))
+	return dir, cs, ws
+}
+
+// fixtureSystem is fixture's circuit and its two witnesses (the same each
+// time).
+func fixtureSystem(t *testing.T) (*r1cs.R1CS, []*r1cs.Witness) {
 	var ws []*r1cs.Witness
 	var cs *r1cs.R1CS
 	for seed := uint64(1); seed <= 2; seed++ {
@@ -31,11 +42,7 @@ func fixture(t *testing.T) (string, *r1cs.R1CS, []*r1cs.Witness) {
 		require.NoError(t, err)
 		cs, ws = c, append(ws, w)
 	}
-	pk, err := groth16.Setup(cs, 4)
-	require.NoError(t, err)
-	require.NoError(t, pk.WriteFile(filepath.Join(dir, "c.params")))
-	require.NoError(t, cs.WriteFile(filepath.Join(dir, "c.r1cs")))
-	return dir, cs, ws
+	return cs, ws
 }
 
 func TestServiceLifecycle(t *testing.T) {
