@@ -35,7 +35,11 @@
 // each section as soon as it is decoded (a RangeChecker, as the GPU's is,
 // each block of 2^18 points as soon as it is decoded, into the resident
 // copy the MSMs use), and passing contents are recorded. A changed file
-// has another key and is checked again.
+// has another key and is checked again. The stamp, the key and the points
+// all come from one open descriptor, so a path that names another file
+// meanwhile (a symlink flipped) cannot pair one file's stamp or key with
+// another's points; a file written while it is read is checked. The record
+// is trusted only if no other user could have written it (Record).
 //
 // A proof is compressed A (48 bytes) ‖ B (96) ‖ C (48); the proofs of
 // several partitions are concatenated in partition order.

@@ -69,11 +69,15 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		rec = nil
 	}
 	at := time.Now()
-	before, statErr := fileio.StampOf(path)
-	if rec != nil && statErr == nil {
-		info.Key, info.Stamped = rec.keyByStamp(path, before)
-	}
-	err := fileio.Decode("params", path, func(data []byte) (err error) {
+	// The stamp, the content key and the points all come from the one
+	// descriptor opened here: taken from the path instead, a symlink
+	// flipped between a good file and a bad one could pair the good file's
+	// stamp or key with the bad file's points.
+	err := fileio.DecodeOpened("params", path, func(o *fileio.Opened) (err error) {
+		data, before := o.Data, o.Stamp
+		if rec != nil {
+			info.Key, info.Stamped = rec.keyByStamp(path, before)
+		}
 		info.Size = int64(len(data))
 		start := time.Now()
 		checker := opt.checker()
@@ -136,8 +140,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 				info.CheckStart, info.CheckBusy = checks.timing(at)
 			}
 		}()
-		after, afterErr := fileio.StampOf(path)
-		unchanged := statErr == nil && afterErr == nil && after == before && before.Size == info.Size
+		// The same file, unwritten since it was opened: what was hashed
+		// (or stamped) is what was decoded.
+		after, afterErr := o.Restamp()
+		unchanged := afterErr == nil && after == before && before.Size == info.Size
 
 		// Establish the subgroup.
 		switch {
@@ -147,12 +153,12 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		case info.Stamped && unchanged:
 			info.Validation = ValidationRecord
 			return nil
-		case hit:
+		case hit && unchanged:
 			if checks != nil {
 				checks.finish(nil) // abandoned: the record vouches
 			}
 			info.Validation = ValidationRecord
-			if unchanged && rec.stampable(before, at) {
+			if rec.stampable(before, at) {
 				info.RecordErr = rec.addStamp(info.Key, info.Size, path, before)
 			}
 			return nil
@@ -162,10 +168,16 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 			// be what the stamp vouched for, so it is checked.
 			info.Key, info.Stamped = ContentKey{}, false
 		}
+		if hit && checks != nil {
+			// Abandoned for a hit, but the file changed while it was read:
+			// the points decoded may not be the contents hashed.
+			checks.finish(nil)
+			checks = nil
+		}
 		info.Validation = ValidationChecked
 		if checks != nil {
-			err = checks.finish(nil)
-		} else if _, ok := opt.Manifest.match(path, data, opt.Progress); ok {
+			err = checks.finish(nil) // over the points decoded
+		} else if _, ok := opt.Manifest.match(path, data, opt.Progress); ok && unchanged {
 			info.Validation = ValidationManifest
 		} else {
 			err = CheckSubgroups(pk, checker, opt.Progress)

@@ -60,13 +60,13 @@ func BenchmarkLoad(b *testing.B) {
 	size := st.Size()
 
 	// Stamped: the file's stamp recorded at once (racy window off).
-	stamped := OpenRecord(filepath.Join(dir, "stamped"))
+	stamped := OpenRecord(filepath.Join(dir, "stamped"), nil)
 	stamped.racy = 0
 	if err := stamped.AddFile(path, ValidationSetup, 0); err != nil {
 		b.Fatal(err)
 	}
 	// By content only: no stamp is ever recent enough.
-	content := OpenRecord(filepath.Join(dir, "content"))
+	content := OpenRecord(filepath.Join(dir, "content"), nil)
 	content.racy = 1 << 62
 	if err := content.AddFile(path, ValidationSetup, 0); err != nil {
 		b.Fatal(err)
@@ -97,7 +97,7 @@ func BenchmarkLoad(b *testing.B) {
 	load("unchecked", func() Options { return Options{SkipSubgroupCheck: true} }, ValidationSkipped, false)
 	load("record-stamp", func() Options { return Options{Record: stamped, Checker: device} }, ValidationRecord, true)
 	load("record-content", func() Options { return Options{Record: content, Checker: device} }, ValidationRecord, false)
-	empty := OpenRecord(filepath.Join(dir, "empty"))
+	empty := OpenRecord(filepath.Join(dir, "empty"), nil)
 	load("checked-empty-record", func() Options {
 		os.Remove(empty.Path())
 		return Options{Record: empty, Checker: device}

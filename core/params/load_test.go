@@ -67,7 +67,7 @@ func TestChecksOverlapDecoding(t *testing.T) {
 	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { sectionDecoded = nil })
-	for _, rec := range []*Record{nil, OpenRecord(filepath.Join(dir, "empty"))} {
+	for _, rec := range []*Record{nil, OpenRecord(filepath.Join(dir, "empty"), nil)} {
 		chk := &deviceChecker{first: make(chan struct{})}
 		overlapped := false
 		sectionDecoded = func(name string) {
@@ -165,7 +165,7 @@ func TestOverlappedErrorIsFirstBadPoint(t *testing.T) {
 // the check waits for the key (the decoded sections queue meanwhile).
 func TestRecordHitSparesTheChecker(t *testing.T) {
 	dir, path := keyFile(t, 35)
-	rec := OpenRecord(dir) // the fresh file is not stamped: found by content
+	rec := OpenRecord(dir, nil) // the fresh file is not stamped: found by content
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	for range 5 {
 		chk := &deviceChecker{}
@@ -193,7 +193,7 @@ func TestLoadLeavesNoGoroutine(t *testing.T) {
 		return p
 	}
 	goodPath, curvePath, groupPath := write("good.params", good), write("curve.params", offCurve), write("group.params", offGroup)
-	rec := OpenRecord(filepath.Join(dir, "rec"))
+	rec := OpenRecord(filepath.Join(dir, "rec"), nil)
 	require.NoError(t, rec.AddFile(goodPath, ValidationSetup, 0))
 
 	base := runtime.NumGoroutine()
@@ -264,7 +264,7 @@ func TestEarlierFailureWinsOverLaterDeviceError(t *testing.T) {
 // record with contents of that size makes the check wait for the hash.
 func TestCheckStartsBeforeTheHashWhenNoHitIsPossible(t *testing.T) {
 	dir, path := keyFile(t, 41)
-	rec := OpenRecord(filepath.Join(dir, "rec"))
+	rec := OpenRecord(filepath.Join(dir, "rec"), nil)
 	require.NoError(t, rec.Add(ContentKey{1}, 12345, "other.params", ValidationChecked))
 	chk := &deviceChecker{first: make(chan struct{})}
 	t.Cleanup(func() { hashContent = ContentKeyOf })
@@ -293,7 +293,7 @@ func TestCheckStartsBeforeTheHashWhenNoHitIsPossible(t *testing.T) {
 		return ContentKeyOf(data, nbTasks)
 	}
 	size := info.Size
-	rec2 := OpenRecord(filepath.Join(dir, "rec2"))
+	rec2 := OpenRecord(filepath.Join(dir, "rec2"), nil)
 	require.NoError(t, rec2.Add(ContentKey{2}, size, "same-size.params", ValidationChecked))
 	_, info, err = ReadProvingKeyInfo(path, Options{Checker: chk2, Record: rec2})
 	require.NoError(t, err)

@@ -144,7 +144,7 @@ func TestRangedErrorIsFirstBadPoint(t *testing.T) {
 func TestRangedCheckAbandonedOnRecordHit(t *testing.T) {
 	smallBlocks(t)
 	dir, path := keyFile(t, 45)
-	rec := OpenRecord(dir)
+	rec := OpenRecord(dir, nil)
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	chk := newRangeChecker()
 	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})

@@ -3,10 +3,14 @@ package params
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
@@ -33,28 +37,50 @@ const (
 // RecordFile is the name of the record in its directory.
 const RecordFile = "validated-params.json"
 
-// maxRecordEntries bounds the record; the oldest entries go first (a file
-// forgotten is only checked again).
-const maxRecordEntries = 1024
+// Bounds on the record: the oldest entries go first (a file forgotten is
+// only checked again). An entry takes ~250 bytes and each file stamp kept
+// with it ~200 more, so 256 entries take well under the byte bound unless
+// their paths are very long; a record over maxRecordBytes on disk is not
+// parsed (a 50 MB one once cost each load 12 s) and the next addition
+// replaces it.
+const (
+	maxRecordEntries = 256
+	maxRecordBytes   = 1 << 20
+)
 
 // Record remembers the content keys of parameter files whose points were
 // validated, so that loading the same contents again skips the subgroup
 // check. With each key it keeps the stamps (device, inode, size, mtime,
 // ctime) of the files seen with those contents, so that loading an
-// unchanged file skips hashing it too. It lives in one JSON file written atomically; an unreadable or
-// corrupt file reads as empty. Processes sharing it may lose each other's
-// concurrent additions, which only costs a check. Whoever can write the
-// record can make a file trusted, so it belongs in a directory as private
-// as the parameter files themselves.
+// unchanged file skips hashing it too. It lives in one JSON file written
+// atomically; an unreadable or corrupt file reads as empty. Processes
+// sharing it may lose each other's concurrent additions, which only costs
+// a check.
+//
+// Whoever can write the record can make a file trusted, so it is trusted
+// only as ssh trusts its keys: a record file that is a symbolic link, or
+// that or its directory writable by group or others or owned by another
+// user (root aside), is ignored with a warning (once, until it changes):
+// every file is then checked, and nothing is recorded. The parsed record
+// is kept while its file's stamp is unchanged, so a lookup costs an open
+// and an fstat.
 type Record struct {
 	path string
+	warn func(error)
 	mu   sync.Mutex    // orders this process's read-modify-writes
 	racy time.Duration // racyWindow; tests shorten it
+
+	cached   *recordDoc   // the record as last parsed, nil if none
+	cachedAt fileio.Stamp // its file's stamp then
+	distrust error        // why the record is ignored (nil when it is not), warned once
+	parses   int          // times the file was parsed (tests read it)
 }
 
 // OpenRecord returns the record kept in dir (created on the first Add).
-func OpenRecord(dir string) *Record {
-	return &Record{path: filepath.Join(dir, RecordFile), racy: racyWindow}
+// warn, if not nil, is told when the record is ignored (untrusted or too
+// large), once for each reason in a row.
+func OpenRecord(dir string, warn func(error)) *Record {
+	return &Record{path: filepath.Join(dir, RecordFile), warn: warn, racy: racyWindow}
 }
 
 // Path returns the record's file.
@@ -95,24 +121,112 @@ type recordDoc struct {
 	Entries []recordEntry `json:"entries"`
 }
 
-// maxRecordFile bounds the record read: far above what maxFilesPerEntry
-// and a few hundred entries take (~1 KB an entry).
-const maxRecordFile = 64 << 20
+// errTooLarge marks a record over maxRecordBytes: ignored, but replaced by
+// the next addition (unlike an untrusted one, which is left alone).
+var errTooLarge = errors.New("too large")
 
+// read returns the record (empty when absent, corrupt, untrusted or too
+// large), warning once when it is ignored.
 func (r *Record) read() recordDoc {
-	var doc recordDoc
-	data, err := fileio.ReadFile(r.path, maxRecordFile)
-	if err != nil || json.Unmarshal(data, &doc) != nil {
+	doc, err := r.load()
+	if err != nil && r.warn != nil && (r.distrust == nil || err.Error() != r.distrust.Error()) {
+		r.warn(err)
+	}
+	r.distrust = err
+	if err != nil {
 		return recordDoc{}
 	}
 	return doc
 }
 
-func (r *Record) write(doc recordDoc) error {
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
+// trusted reports whether the record may be written: it is not ignored
+// for its permissions (a record too large is replaced).
+func (r *Record) trusted() bool {
+	return r.distrust == nil || errors.Is(r.distrust, errTooLarge)
+}
+
+// load reads the record's file if it is to be trusted: the directory and
+// the file owned by this user (or root) and writable by no one else, the
+// file no symbolic link, at most maxRecordBytes. The checks are on the
+// descriptor read, so a file swapped in after them is not read.
+func (r *Record) load() (recordDoc, error) {
+	dir := filepath.Dir(r.path)
+	if st, err := os.Stat(dir); err != nil {
+		return recordDoc{}, nil // no record yet, or none to be had: nothing to trust
+	} else if err := private(st); err != nil {
+		return recordDoc{}, fmt.Errorf("params: validation record directory %s %w; ignored: every parameter file is checked", dir, err)
 	}
+	f, err := os.OpenFile(r.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return recordDoc{}, fmt.Errorf("params: validation record %s is a symbolic link; ignored: every parameter file is checked", r.path)
+	}
+	if err != nil {
+		return recordDoc{}, nil // absent or unreadable: empty
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return recordDoc{}, nil
+	}
+	if !st.Mode().IsRegular() {
+		return recordDoc{}, fmt.Errorf("params: validation record %s is not a regular file; ignored: every parameter file is checked", r.path)
+	}
+	if err := private(st); err != nil {
+		return recordDoc{}, fmt.Errorf("params: validation record %s %w; ignored: every parameter file is checked", r.path, err)
+	}
+	if st.Size() > maxRecordBytes {
+		return recordDoc{}, fmt.Errorf("params: validation record %s is %d bytes, more than the %d kept; the next validation replaces it: %w",
+			r.path, st.Size(), maxRecordBytes, errTooLarge)
+	}
+	stamp := fileio.StampOfInfo(st)
+	if r.cached != nil && r.cachedAt == stamp {
+		return *r.cached, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	var doc recordDoc
+	r.parses++
+	if err != nil || len(data) > maxRecordBytes || json.Unmarshal(data, &doc) != nil {
+		doc = recordDoc{} // corrupt: the next addition replaces it
+	}
+	r.cached, r.cachedAt = &doc, stamp
+	return doc, nil
+}
+
+// private refuses a file or directory that another user could write:
+// writable by group or others, or owned by someone other than this user
+// or root.
+func private(st os.FileInfo) error {
+	if m := st.Mode().Perm(); m&0o022 != 0 {
+		return fmt.Errorf("is writable by group or others (mode %04o)", m)
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("is owned by uid %d, not this user (%d)", sys.Uid, os.Geteuid())
+	}
+	return nil
+}
+
+// write replaces the record with doc, its oldest entries dropped to fit
+// maxRecordEntries and maxRecordBytes; nothing when the record is ignored
+// for its permissions (warned by read).
+func (r *Record) write(doc recordDoc) error {
+	if !r.trusted() {
+		return nil
+	}
+	if n := len(doc.Entries) - maxRecordEntries; n > 0 {
+		doc.Entries = doc.Entries[n:]
+	}
+	var data []byte
+	for {
+		var err error
+		if data, err = json.MarshalIndent(doc, "", "  "); err != nil {
+			return err
+		}
+		if len(data) <= maxRecordBytes || len(doc.Entries) <= 1 {
+			break
+		}
+		doc.Entries = doc.Entries[max(1, len(doc.Entries)/8):]
+	}
+	r.cached = nil
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
 		return wrapIO(err)
 	}
@@ -250,22 +364,22 @@ func absPath(path string) string {
 
 // AddFile records the file at path, which the caller knows to be valid
 // (it wrote it), hashing it on nbTasks goroutines; its stamp is kept too
-// when the file did not change meanwhile.
+// when the file did not change meanwhile. The stamp and the key come from
+// one open descriptor.
 func (r *Record) AddFile(path string, how Validation, nbTasks int) error {
 	var key ContentKey
 	var size int64
+	var st *fileio.Stamp
 	at := time.Now()
-	before, statErr := fileio.StampOf(path)
-	err := fileio.Decode("params", path, func(data []byte) error {
-		key, size = hashContent(data, nbTasks), int64(len(data))
+	err := fileio.DecodeOpened("params", path, func(o *fileio.Opened) error {
+		key, size = hashContent(o.Data, nbTasks), int64(len(o.Data))
+		if after, err := o.Restamp(); err == nil && after == o.Stamp && o.Stamp.Size == size && r.stampable(o.Stamp, at) {
+			st = &o.Stamp
+		}
 		return nil
 	})
 	if err != nil {
 		return err
-	}
-	var st *fileio.Stamp
-	if after, err := fileio.StampOf(path); statErr == nil && err == nil && after == before && before.Size == size && r.stampable(before, at) {
-		st = &before
 	}
 	return r.add(key, size, path, how, st)
 }

@@ -32,7 +32,7 @@ func countHashes(t *testing.T) *atomic.Int64 {
 // stampedRecord opens a record in dir that stamps files at once: the tests
 // write a file and load it within racyWindow.
 func stampedRecord(dir string) *Record {
-	rec := OpenRecord(dir)
+	rec := OpenRecord(dir, nil)
 	rec.racy = 0
 	return rec
 }
@@ -165,7 +165,7 @@ func TestStampedThenCorruptedRefused(t *testing.T) {
 func TestRacyStamp(t *testing.T) {
 	hashes := countHashes(t)
 	dir, path := keyFile(t, 25)
-	opt := Options{Record: OpenRecord(dir)}
+	opt := Options{Record: OpenRecord(dir, nil)}
 	how, hashed := loadHow(t, path, opt, hashes)
 	require.Equal(t, ValidationChecked, how)
 	require.True(t, hashed)

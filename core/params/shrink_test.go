@@ -47,7 +47,7 @@ func TestTruncatedWhileLoading(t *testing.T) {
 			}
 			opt := Options{SkipSubgroupCheck: name == "skip subgroup"}
 			if name == "record" {
-				opt.Record = OpenRecord(t.TempDir())
+				opt.Record = OpenRecord(t.TempDir(), nil)
 			}
 			_, err := ReadProvingKey(path, opt)
 			require.ErrorIs(t, err, fileio.ErrShrank)
@@ -68,7 +68,7 @@ func TestTruncatedConcurrently(t *testing.T) {
 			time.Sleep(delay)
 			os.Truncate(path, 5000)
 		}()
-		_, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, Record: OpenRecord(t.TempDir())})
+		_, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, Record: OpenRecord(t.TempDir(), nil)})
 		<-done
 		if err != nil {
 			require.True(t, errors.Is(err, fileio.ErrShrank) || errors.Is(err, ErrTruncated), "%v", err)
@@ -95,7 +95,7 @@ func TestNonRegularRefused(t *testing.T) {
 		for name, read := range map[string]func() error{
 			"proving key":   func() error { _, err := ReadProvingKey(path, Options{}); return err },
 			"verifying key": func() error { _, err := ReadVerifyingKey(path, Options{}); return err },
-			"record add":    func() error { return OpenRecord(t.TempDir()).AddFile(path, ValidationSetup, 0) },
+			"record add":    func() error { return OpenRecord(t.TempDir(), nil).AddFile(path, ValidationSetup, 0) },
 		} {
 			err := filetest.Promptly(t, name+" of "+path, read)
 			require.ErrorIs(t, err, fileio.ErrNotRegular, "%s of %s", name, path)

@@ -125,7 +125,7 @@ func TestOffSubgroupRefusedEveryTime(t *testing.T) {
 		t.Run(c.section, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "k.params")
-			rec := OpenRecord(dir)
+			rec := OpenRecord(dir, nil)
 			opt := Options{Record: rec}
 			require.NoError(t, os.WriteFile(path, good, 0o644))
 			_, err := ReadProvingKey(path, opt) // records the valid contents
@@ -157,7 +157,7 @@ func TestManifestTrustsPublishedDigest(t *testing.T) {
 	sum := blake2b.Sum512(good)
 	m := Manifest{"v28-test.params": {Digest: hex.EncodeToString(sum[:16])}}
 	chk := &countingChecker{}
-	rec := OpenRecord(dir)
+	rec := OpenRecord(dir, nil)
 
 	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Manifest: m, Record: rec})
 	require.NoError(t, err)
@@ -208,7 +208,7 @@ func keyFile(t *testing.T, seed uint64) (dir, path string) {
 
 func TestCorruptRecordReadsEmpty(t *testing.T) {
 	dir, path := keyFile(t, 13)
-	rec := OpenRecord(dir)
+	rec := OpenRecord(dir, nil)
 	for _, junk := range [][]byte{[]byte("{not json"), {0, 1, 2}, []byte(`{"entries": 7}`), nil} {
 		require.NoError(t, os.WriteFile(rec.Path(), junk, 0o600))
 		chk := &countingChecker{}
@@ -224,7 +224,7 @@ func TestCorruptRecordReadsEmpty(t *testing.T) {
 	// A record in a directory that cannot be created: the load still works.
 	blocker := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
-	_, info, err := ReadProvingKeyInfo(path, Options{Record: OpenRecord(filepath.Join(blocker, "sub"))})
+	_, info, err := ReadProvingKeyInfo(path, Options{Record: OpenRecord(filepath.Join(blocker, "sub"), nil)})
 	require.NoError(t, err)
 	require.Equal(t, ValidationChecked, info.Validation)
 	require.Error(t, info.RecordErr)

@@ -34,9 +34,9 @@ var listenerLoadFull = flag.Bool("listener-load-full", false, "run TestListenerU
 // described, against a host process whose descriptor limit leaves room for
 // the listener's connections and its own files but not for the clients.
 const (
-	loadIdle       = 1000 // connect and send nothing
-	loadPartial    = 300  // send part of a request's headers
-	loadNeverRead  = 200  // send requests, never read a response
+	loadIdle      = 1000 // connect and send nothing
+	loadPartial   = 300  // send part of a request's headers
+	loadNeverRead = 200  // send requests, never read a response
 	loadMaxConns  = 32
 	loadHostFiles = 8 // files the host holds open at once beside its loads
 	// loadFDSlack is what the host may hold beside its baseline and the

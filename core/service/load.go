@@ -58,7 +58,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	s.mu.Lock()
 	if dir := cmp.Or(cfg.SRS.ValidationRecordDir, s.recordDir); dir != "" {
 		if s.records[dir] == nil {
-			s.records[dir] = params.OpenRecord(dir)
+			s.records[dir] = params.OpenRecord(dir, func(err error) { s.log.Warn("cuzk: " + err.Error()) })
 		}
 		opt.Record = s.records[dir]
 	}

@@ -71,7 +71,7 @@ func readParams(m *meter, path string, cfg config.Config, trusted bool) (*params
 	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, Progress: m.events(stageLoadParams)}
 	if !opt.SkipSubgroupCheck {
 		if dir := recordDir(cfg); dir != "" {
-			opt.Record = params.OpenRecord(dir)
+			opt.Record = params.OpenRecord(dir, m.recordWarning)
 		}
 		opt.Manifest = params.FilecoinManifest()
 	}
@@ -89,6 +89,10 @@ func readParams(m *meter, path string, cfg config.Config, trusted bool) (*params
 	return pk, nil
 }
 
+// recordWarning reports a validation record ignored (untrusted or too
+// large).
+func (m *meter) recordWarning(err error) { m.warnf("cuzk: warning: %v\n", err) }
+
 // validationNote says how a load established the subgroup.
 var validationNote = map[params.Validation]string{
 	params.ValidationChecked:  "subgroup check of every point (remembered for this file's contents)",
@@ -105,7 +109,7 @@ func recordWritten(m *meter, path string, cfg config.Config) {
 	if dir == "" {
 		return
 	}
-	if err := params.OpenRecord(dir).AddFile(path, params.ValidationSetup, 0); err != nil {
+	if err := params.OpenRecord(dir, m.recordWarning).AddFile(path, params.ValidationSetup, 0); err != nil {
 		m.warnf("cuzk: warning: %s not recorded as valid (the first load checks it): %v\n", path, err)
 	}
 }

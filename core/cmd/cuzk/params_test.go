@@ -37,7 +37,7 @@ func TestParamsValidationInEveryCommand(t *testing.T) {
 	var errs string
 	cacheDir, err := os.UserCacheDir()
 	require.NoError(t, err)
-	rec := params.OpenRecord(filepath.Join(cacheDir, "cuzk"))
+	rec := params.OpenRecord(filepath.Join(cacheDir, "cuzk"), nil)
 	require.FileExists(t, rec.Path(), "setup records what it wrote")
 
 	good, err := os.ReadFile(p("c.params"))
@@ -81,7 +81,7 @@ func TestParamsValidationInEveryCommand(t *testing.T) {
 	}
 	// Contents in the record load without the subgroup check: the record
 	// is consulted (here forged on purpose for the bad file).
-	require.NoError(t, params.OpenRecord(p("rec")).AddFile(p("c.params"), params.ValidationChecked, 0))
+	require.NoError(t, params.OpenRecord(p("rec"), nil).AddFile(p("c.params"), params.ValidationChecked, 0))
 	code, _, errs = cli(t, "dump-assignment", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump"), "--config", p("rec.toml"))
 	require.Equal(t, 0, code, errs)
 

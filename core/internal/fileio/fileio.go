@@ -89,13 +89,40 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // data after it returns, and must read data only inside Guard (fn itself
 // runs inside one; goroutines it starts need their own).
 func WithMapped(path string, fn func(data []byte) error) error {
+	return WithOpened(path, func(o *Opened) error { return fn(o.Data) })
+}
+
+// Opened is a file WithOpened opened and mapped: its bytes and its stamp,
+// both from the one descriptor, so that they describe the same file
+// whatever the path names meanwhile (a symlink flipped, a file renamed
+// over it).
+type Opened struct {
+	Data  []byte
+	Stamp Stamp // the descriptor's, when it was opened
+	f     *os.File
+}
+
+// Restamp returns the descriptor's stamp now: it differs from Stamp when
+// the file was written since it was opened.
+func (o *Opened) Restamp() (Stamp, error) {
+	st, err := o.f.Stat()
+	if err != nil {
+		return Stamp{}, err
+	}
+	return StampOfInfo(st), nil
+}
+
+// WithOpened is WithMapped, giving fn the descriptor's stamp beside the
+// bytes.
+func WithOpened(path string, fn func(o *Opened) error) error {
 	f, st, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	o := &Opened{Stamp: StampOfInfo(st), f: f}
 	if st.Size() == 0 {
-		return fn(nil)
+		return fn(o)
 	}
 	if int64(int(st.Size())) != st.Size() {
 		return fmt.Errorf("%s: %d bytes is too large to map", path, st.Size())
@@ -105,7 +132,8 @@ func WithMapped(path string, fn func(data []byte) error) error {
 		return fmt.Errorf("mmap %s: %w", path, err)
 	}
 	defer syscall.Munmap(data)
-	err = Guard(data, func() error { return fn(data) })
+	o.Data = data
+	err = Guard(data, func() error { return fn(o) })
 	if err != nil && !errors.Is(err, ErrShrank) {
 		// A cut inside a page faults nowhere: the rest of that page reads
 		// as zeros. Whatever error that caused, the cause is the cut.
@@ -122,9 +150,14 @@ func WithMapped(path string, fn func(data []byte) error) error {
 // decode's own errors, which carry their package's prefix already, come
 // back unchanged.
 func Decode(pkg, path string, decode func(data []byte) error) error {
+	return DecodeOpened(pkg, path, func(o *Opened) error { return decode(o.Data) })
+}
+
+// DecodeOpened is Decode, giving decode the opened file (its stamp too).
+func DecodeOpened(pkg, path string, decode func(o *Opened) error) error {
 	var decodeErr error
-	err := WithMapped(path, func(data []byte) error {
-		decodeErr = decode(data)
+	err := WithOpened(path, func(o *Opened) error {
+		decodeErr = decode(o)
 		return decodeErr
 	})
 	var shrank *shrankError
@@ -150,16 +183,23 @@ type Stamp struct {
 	Inode, Device uint64
 }
 
-// StampOf returns path's stamp.
+// StampOf returns path's stamp. A stamp that must describe the bytes read
+// comes from the descriptor read (Opened), not from the path.
 func StampOf(path string) (Stamp, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return Stamp{}, err
 	}
+	return StampOfInfo(st), nil
+}
+
+// StampOfInfo is the stamp of a file's status (from an open descriptor's
+// Stat, say).
+func StampOfInfo(st os.FileInfo) Stamp {
 	s := Stamp{Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
 		s.ChangeTime = sys.Ctim.Nano()
 		s.Inode, s.Device = sys.Ino, uint64(sys.Dev)
 	}
-	return s, nil
+	return s
 }
