@@ -74,7 +74,8 @@ typedef enum cuzk_code {
     CUZK_ERR_CONFIG = 9,           /* invalid configuration (the message names the key) */
     CUZK_ERR_NOT_VERIFIED = 10,    /* a produced proof failed verification and was not returned */
     CUZK_ERR_INTERNAL = 11,        /* a fault inside the library (a bug): please report */
-    CUZK_ERR_DEVICE = 12           /* a GPU failed and was taken out of service (the message names it) */
+    CUZK_ERR_DEVICE = 12           /* a GPU call failed: out of memory or another CUDA error (the message names the
+                                      CUDA error); after a sticky one the GPU is out of service (status: healthy false) */
 } cuzk_code;
 
 /* The result of every fallible call; see "Error pattern" above. */

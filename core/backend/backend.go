@@ -133,6 +133,13 @@ type SubgroupChecker interface {
 // partition that met them.
 var ErrDeviceFailed = errors.New("device failed")
 
+// ErrDevice is wrapped by every error a device's own library reports (a
+// CUDA call that failed: out of memory, a launch failure), as against the
+// request or the input it was given: a valid parameter file or request
+// that meets one is not at fault. Those that leave the device unusable
+// wrap ErrDeviceFailed too.
+var ErrDevice = errors.New("device error")
+
 // DeviceMemory is implemented by backends whose device memory is capped
 // (gpus.max_device_memory): CheckRows refuses, wrapping ErrDeviceMemory
 // and with the numbers, a partition of rows rows that cannot run on the

@@ -17,6 +17,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/backend/cuda"
 	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // CUDA errors as libcuzk_cuda.so reports them (cuzk_cuda.h: return code
@@ -217,10 +218,21 @@ func TestCloseClosesEachBackendOnce(t *testing.T) {
 	require.EqualValues(t, 1, b.closes.Load())
 }
 
+// checkerOf is the device's checker behind the engine's.
+func checkerOf(c params.SubgroupChecker) params.SubgroupChecker {
+	switch c := c.(type) {
+	case deviceChecker:
+		return c.c
+	case rangeDeviceChecker:
+		return c.c
+	}
+	return c
+}
+
 func TestFailedDeviceChecksNoSubgroup(t *testing.T) {
 	dev := &keyDevice{}
 	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{dev}})
-	require.Same(t, dev, e.SubgroupChecker())
+	require.Same(t, dev, checkerOf(e.SubgroupChecker()))
 	_, err := e.devices[0].lock.run(0, func(int64) error { return errIllegalAddress })
 	require.ErrorIs(t, err, backend.ErrDeviceFailed)
 	require.Nil(t, e.SubgroupChecker(), "a parameter load does not use a device out of service")
@@ -266,5 +278,58 @@ func TestStatusReportsDeviceCounts(t *testing.T) {
 		"device_prefetch_last_query_bytes": 2 << 30,
 	} {
 		require.Equal(t, v, m[k], k)
+	}
+}
+
+// failingChecker is a device whose subgroup check fails with err, whole
+// or range by range.
+type failingChecker struct {
+	keyDevice
+	err error
+}
+
+func (f *failingChecker) CheckSubgroupG1([]bls.G1Affine) (int, error) { return -1, f.err }
+func (f *failingChecker) CheckSubgroupG2([]bls.G2Affine) (int, error) { return -1, f.err }
+func (f *failingChecker) BeginG1([]bls.G1Affine) params.SectionCheck  { return failingSection{f.err} }
+func (f *failingChecker) BeginG2([]bls.G2Affine) params.SectionCheck  { return failingSection{f.err} }
+
+type failingSection struct{ err error }
+
+func (s failingSection) Check(int, int) (int, error) { return -1, s.err }
+func (failingSection) Done(bool)                     {}
+
+// A sticky error met by a device's subgroup check (a parameter load's,
+// outside any partition) takes the device out of service as a partition's
+// would, whole or range by range; an ordinary one (out of memory) fails
+// the check only.
+func TestSubgroupCheckErrorTakesDeviceOut(t *testing.T) {
+	for _, ranged := range []bool{false, true} {
+		for _, fault := range []error{errOutOfMemory, errIllegalAddress} {
+			dev := &failingChecker{err: fault}
+			e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{dev}})
+			c := e.SubgroupChecker()
+			require.Same(t, dev, checkerOf(c))
+			var err error
+			if ranged {
+				rc, ok := c.(params.RangeChecker)
+				require.True(t, ok, "a range checker stays one")
+				s := rc.BeginG1(make([]bls.G1Affine, 4))
+				_, err = s.Check(0, 4)
+				s.Done(false)
+			} else {
+				_, err = c.CheckSubgroupG2(make([]bls.G2Affine, 4))
+			}
+			require.ErrorIs(t, err, fault)
+			sticky := fault == errIllegalAddress
+			st := e.Status()
+			require.Equal(t, !sticky, st.Devices[0].Healthy, "%v, ranged %v", fault, ranged)
+			if sticky {
+				require.Contains(t, st.Devices[0].Error, "illegal memory access")
+				require.Nil(t, e.SubgroupChecker())
+				_, _, err := e.Prove(context.Background(), testCircuit(t).request("", 1, Normal))
+				require.ErrorIs(t, err, backend.ErrDeviceFailed, "no device left in service")
+			}
+			e.Close()
+		}
 	}
 }

@@ -62,6 +62,19 @@ func (l *interlock) failed() error {
 	return nil
 }
 
+// markFailed takes the device out of service if err wraps
+// backend.ErrDeviceFailed (and is not the stop of a job), wherever the
+// device met it: inside a region, in a partition's work outside it, a
+// key's upload or a subgroup check. It reports whether err did.
+func (l *interlock) markFailed(err error) bool {
+	if !errors.Is(err, backend.ErrDeviceFailed) || errors.As(err, new(stopped)) {
+		return false
+	}
+	f := err
+	l.failure.CompareAndSwap(nil, &f)
+	return true
+}
+
 // run takes the lock for worker, runs region, and releases the lock
 // whatever region does. It returns the time spent waiting for the lock;
 // region receives the acquisition's sequence number (1, 2, ...). On a
@@ -87,10 +100,7 @@ func (l *interlock) run(worker int, region func(seq int64) error) (wait time.Dur
 		if r := recover(); r != nil {
 			err = fmt.Errorf("engine: %w: %v\n%s", errPanic, r, debug.Stack())
 		}
-		if errors.Is(err, backend.ErrDeviceFailed) && !errors.As(err, new(stopped)) {
-			f := err
-			l.failure.CompareAndSwap(nil, &f)
-		}
+		l.markFailed(err)
 		l.busyNs.Add(int64(l.clock.Now().Sub(acquired)))
 		l.inside.Add(-1)
 		l.holder.Store(-1)

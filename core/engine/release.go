@@ -42,6 +42,9 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		}
 		wg.Go(func() {
 			if err := d.plan.Warm(pk); err != nil {
+				if d.lock.markFailed(err) {
+					e.log.Error("device out of service", "device", d.name, "index", d.index, "err", err)
+				}
 				errs[i] = fmt.Errorf("engine: %s: %w", d.name, err)
 			}
 		})
@@ -179,15 +182,74 @@ func (e *Engine) useKey(pk *params.ProvingKey) func() {
 // loader then tries the Filecoin manifest and checks on the CPU. The CPU
 // device's checker is not offered: it is the loader's own fall-back, and
 // offering it would skip the manifest. A device out of service is passed
-// over.
+// over, and one whose check fails with backend.ErrDeviceFailed goes out of
+// service as if a partition had met the error.
 func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 	for _, d := range e.devices {
 		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" || d.lock.failed() != nil {
 			continue
 		}
-		if c, ok := d.be.(params.SubgroupChecker); ok {
-			return c
+		c, ok := d.be.(params.SubgroupChecker)
+		if !ok {
+			continue
 		}
+		dc := deviceChecker{e: e, d: d, c: c}
+		if rc, ok := c.(params.RangeChecker); ok {
+			return rangeDeviceChecker{dc, rc}
+		}
+		return dc
 	}
 	return nil
 }
+
+// deviceChecker is a device's subgroup checker that takes the device out
+// of service on a sticky error.
+type deviceChecker struct {
+	e *Engine
+	d *device
+	c params.SubgroupChecker
+}
+
+// fail marks the device failed by err if it must be, and returns err.
+func (c deviceChecker) fail(err error) error {
+	if c.d.lock.markFailed(err) {
+		c.e.log.Error("device out of service", "device", c.d.name, "index", c.d.index, "err", err)
+	}
+	return err
+}
+
+func (c deviceChecker) CheckSubgroupG1(p []bls.G1Affine) (int, error) {
+	i, err := c.c.CheckSubgroupG1(p)
+	return i, c.fail(err)
+}
+
+func (c deviceChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
+	i, err := c.c.CheckSubgroupG2(p)
+	return i, c.fail(err)
+}
+
+// rangeDeviceChecker is deviceChecker for a params.RangeChecker.
+type rangeDeviceChecker struct {
+	deviceChecker
+	rc params.RangeChecker
+}
+
+func (c rangeDeviceChecker) BeginG1(p []bls.G1Affine) params.SectionCheck {
+	return deviceSection{c.deviceChecker, c.rc.BeginG1(p)}
+}
+
+func (c rangeDeviceChecker) BeginG2(p []bls.G2Affine) params.SectionCheck {
+	return deviceSection{c.deviceChecker, c.rc.BeginG2(p)}
+}
+
+type deviceSection struct {
+	c deviceChecker
+	s params.SectionCheck
+}
+
+func (s deviceSection) Check(from, to int) (int, error) {
+	i, err := s.s.Check(from, to)
+	return i, s.c.fail(err)
+}
+
+func (s deviceSection) Done(complete bool) { s.s.Done(complete) }

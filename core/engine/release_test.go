@@ -32,7 +32,7 @@ func TestReleaseKeyReachesDevices(t *testing.T) {
 	e.ReleaseKey(testCircuit(t).circuit.PK)
 	e.ReleaseKey(nil)
 	require.Equal(t, int64(1), dev.released.Load())
-	require.Same(t, dev, e.SubgroupChecker())
+	require.Same(t, dev, checkerOf(e.SubgroupChecker()))
 
 	plain := newEngine(t, testConfig(), Options{Devices: []backend.Backend{&cpu.Backend{}}})
 	require.Nil(t, plain.SubgroupChecker())

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/progress"
 )
@@ -31,7 +30,7 @@ func (e *Engine) work(d *device, id int) {
 		err := e.checkInService(t.job.req.Placement)
 		if err == nil {
 			rep, err = e.proveOne(d, id, t)
-			if errors.Is(err, backend.ErrDeviceFailed) && !errors.As(err, new(stopped)) {
+			if d.lock.markFailed(err) { // also when met outside the region
 				if !errors.Is(err, errOutOfService) {
 					e.log.Error("device out of service", "device", d.name, "index", d.index, "err", err)
 				}

@@ -66,6 +66,11 @@ func CodeOf(err error) Code {
 		return Timeout
 	case errors.Is(err, engine.ErrDuplicateID):
 		return Busy
+	case errors.Is(err, backend.ErrDevice), errors.Is(err, backend.ErrDeviceFailed):
+		// Before the file and request classes: a device's failure (out of
+		// memory, a CUDA error) says nothing of the file or the request
+		// that met it.
+		return DeviceFailed
 	case errors.Is(err, engine.ErrUnknownJob), errors.Is(err, os.ErrNotExist):
 		return NotFound
 	case errors.Is(err, r1cs.ErrFormat), errors.Is(err, r1cs.ErrWrongPrime),
@@ -73,8 +78,6 @@ func CodeOf(err error) Code {
 		errors.Is(err, params.ErrFlags), errors.Is(err, params.ErrCoordinate), errors.Is(err, params.ErrTrailingData),
 		errors.Is(err, params.ErrBadInfinity):
 		return BadFile
-	case errors.Is(err, backend.ErrDeviceFailed):
-		return DeviceFailed
 	case errors.Is(err, engine.ErrTooLarge):
 		return InvalidArgument
 	}

@@ -92,7 +92,8 @@ class InternalError(CuzkError):
 
 
 class DeviceError(CuzkError):
-    """CUZK_ERR_DEVICE: a GPU failed and was taken out of service."""
+    """CUZK_ERR_DEVICE: a GPU call failed (out of memory or another CUDA error,
+    named in the message); after a sticky one the GPU is out of service."""
     code, name = DEVICE, "device failed"
 
 

@@ -11,10 +11,10 @@ import (
 const errCUDABase = 1000
 
 // Error is a failure reported by libcuzk_cuda.so. It wraps
-// backend.ErrDeviceFailed when the CUDA error behind it leaves the
-// device's context unusable (Sticky), so that the engine takes the device
-// out of service; any other failure (out of memory, a wrong argument)
-// fails only the call.
+// backend.ErrDevice, and backend.ErrDeviceFailed too when the CUDA error
+// behind it leaves the device's context unusable (Sticky), so that the
+// engine takes the device out of service; any other failure (out of
+// memory, a wrong argument) fails only the call.
 type Error struct {
 	Op   string // the library call, as "msm" or "ntt_h"
 	Msg  string // the library's message
@@ -35,18 +35,56 @@ func (e *Error) Error() string {
 	case n == 0:
 		return fmt.Sprintf("cuda: %s: %s (code %d)", e.Op, e.Msg, e.Code)
 	case Sticky(n):
-		return fmt.Sprintf("cuda: %s: %s (CUDA error %d: %v until the process restarts)", e.Op, e.Msg, n, backend.ErrDeviceFailed)
+		return fmt.Sprintf("cuda: %s: %s (%s, CUDA error %d: %v until the process restarts)", e.Op, e.Msg, ErrorName(n), n, backend.ErrDeviceFailed)
 	default:
-		return fmt.Sprintf("cuda: %s: %s (CUDA error %d)", e.Op, e.Msg, n)
+		return fmt.Sprintf("cuda: %s: %s (%s, CUDA error %d)", e.Op, e.Msg, ErrorName(n), n)
 	}
 }
 
-// Unwrap returns backend.ErrDeviceFailed for a sticky CUDA error.
-func (e *Error) Unwrap() error {
+// Unwrap returns backend.ErrDevice, and backend.ErrDeviceFailed for a
+// sticky CUDA error.
+func (e *Error) Unwrap() []error {
 	if Sticky(e.CUDA()) {
-		return backend.ErrDeviceFailed
+		return []error{backend.ErrDevice, backend.ErrDeviceFailed}
 	}
-	return nil
+	return []error{backend.ErrDevice}
+}
+
+// names are the cudaError_t values a call may meet besides the sticky
+// ones, by driver_types.h's names (the test checks them against the
+// installed header).
+var names = map[int]string{
+	1:   "cudaErrorInvalidValue",
+	2:   "cudaErrorMemoryAllocation",
+	3:   "cudaErrorInitializationError",
+	4:   "cudaErrorCudartUnloading",
+	35:  "cudaErrorInsufficientDriver",
+	46:  "cudaErrorDevicesUnavailable",
+	98:  "cudaErrorInvalidDeviceFunction",
+	100: "cudaErrorNoDevice",
+	101: "cudaErrorInvalidDevice",
+	200: "cudaErrorInvalidKernelImage",
+	209: "cudaErrorNoKernelImageForDevice",
+	222: "cudaErrorUnsupportedPtxVersion",
+	400: "cudaErrorInvalidResourceHandle",
+	500: "cudaErrorSymbolNotFound",
+	600: "cudaErrorNotReady",
+	701: "cudaErrorLaunchOutOfResources",
+	712: "cudaErrorHostMemoryAlreadyRegistered",
+	713: "cudaErrorHostMemoryNotRegistered",
+	999: "cudaErrorUnknown",
+}
+
+// ErrorName is cudaError_t n's name ("cudaErrorMemoryAllocation"), or
+// "cudaError n" for one this package does not name.
+func ErrorName(n int) string {
+	if s, ok := sticky[n]; ok {
+		return s
+	}
+	if s, ok := names[n]; ok {
+		return s
+	}
+	return fmt.Sprintf("cudaError %d", n)
 }
 
 // sticky lists the cudaError_t values after which CUDA's documentation

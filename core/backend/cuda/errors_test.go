@@ -34,12 +34,20 @@ func TestErrorClassification(t *testing.T) {
 		{errCUDABase + 214, 214, true},  // cudaErrorECCUncorrectable
 		{errCUDABase + 710, 710, true},  // cudaErrorAssert
 	} {
+		// every one is named
+		if c.cuda != 0 {
+			require.NotContains(t, ErrorName(c.cuda), "cudaError ", "code %d", c.code)
+		}
 		err := error(&Error{Op: "msm", Msg: "what the library said", Code: c.code})
 		var ce *Error
 		require.True(t, errors.As(err, &ce))
 		require.Equal(t, c.cuda, ce.CUDA(), "code %d", c.code)
 		require.Equal(t, c.failed, errors.Is(err, backend.ErrDeviceFailed), "code %d", c.code)
+		require.True(t, errors.Is(err, backend.ErrDevice), "code %d: a device error", c.code)
 		require.Contains(t, err.Error(), "cuda: msm: what the library said")
+		if c.cuda != 0 {
+			require.Contains(t, err.Error(), ErrorName(c.cuda)+", CUDA error "+strconv.Itoa(c.cuda))
+		}
 		if c.failed {
 			require.Contains(t, err.Error(), backend.ErrDeviceFailed.Error())
 		} else {
@@ -68,25 +76,31 @@ func TestStickyMatchesHeader(t *testing.T) {
 	body := text[start:]
 	body = body[:strings.Index(body, "};")]
 	member := regexp.MustCompile(`(?s)/\*\*(.*?)\*/\s*(cudaError\w+)\s*=\s*(\d+)`)
-	names := map[int]string{}
+	header := map[int]string{}
 	relaunch := map[int]string{}
 	for _, m := range member.FindAllStringSubmatch(body, -1) {
 		n, err := strconv.Atoi(m[3])
 		require.NoError(t, err)
-		names[n] = m[2]
+		header[n] = m[2]
 		if strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(m[1], "*", " ")), " "), "must be terminated and relaunched") {
 			relaunch[n] = m[2]
 		}
 	}
 	require.NotEmpty(t, relaunch, "the header's wording changed")
 	for n, name := range sticky {
-		if got, ok := names[n]; ok { // absent: a code newer than this header (226 and 721: CUDA 12.8)
+		if got, ok := header[n]; ok { // absent: a code newer than this header (226 and 721: CUDA 12.8)
 			require.Equal(t, name, got, "cudaError %d", n)
 		}
 	}
 	for n, name := range relaunch {
 		require.True(t, Sticky(n), "%s (%d) is documented as needing a relaunch", name, n)
 	}
-	require.Equal(t, "cudaErrorMemoryAllocation", names[2])
+	require.Equal(t, "cudaErrorMemoryAllocation", header[2])
 	require.False(t, Sticky(2))
+	for n, name := range names {
+		if got, ok := header[n]; ok {
+			require.Equal(t, name, got, "cudaError %d", n)
+		}
+		require.False(t, Sticky(n), "%s is named among the errors that are not sticky", name)
+	}
 }
