@@ -54,8 +54,8 @@ func TestParamsValidationInEveryCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(p("rec.toml"), []byte("[srs]\nvalidation_record_dir = '"+p("rec")+"'\n"), 0o644))
 
 	commands := map[string][]string{
-		"prove":           {"prove", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("proof.bin")},
-		"bench":           {"bench", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--proofs", "1", "--partitions", "1"},
+		"prove": {"prove", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("proof.bin")},
+		"bench": {"bench", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--proofs", "1", "--partitions", "1"},
 	}
 	for name, args := range commands {
 		t.Run(name, func(t *testing.T) {
