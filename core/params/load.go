@@ -70,6 +70,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 	}
 	at := time.Now()
 	before, statErr := fileio.StampOf(path)
+	var regs []*hostRegion
+	if opt.OffHeap && statErr == nil {
+		opt.src = &source{path: path, stamp: before}
+	}
 	if rec != nil && statErr == nil {
 		info.Key, info.Stamped = rec.keyByStamp(path, before)
 	}
@@ -116,7 +120,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 				}
 			})
 		}
-		pk, err = decodeCurve(data, opt, checks)
+		pk, err = decodeCurve(data, opt, checks, &regs)
 		wg.Wait()
 		if err == nil {
 			err = hashErr
@@ -187,8 +191,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		return nil
 	})
 	if err != nil {
+		collectRegions(nil, regs)
 		return nil, LoadInfo{}, err
 	}
+	collectRegions(pk, regs)
 	if rec == nil {
 		info.Key = ContentKey{}
 	}
