@@ -55,6 +55,8 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	// (engine.WarmKey).
 	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, OffHeap: true}
 	if opt.SkipSubgroupCheck {
+		// Unchecked, but a device still takes the points as they decode.
+		opt.Checker = s.subgroupChecker()
 		return opt
 	}
 	s.mu.Lock()

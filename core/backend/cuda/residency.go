@@ -265,6 +265,23 @@ func (c *rangeCheck[P, R, PR]) check(from, to int) (bad, first int, err error) {
 	return bad, first, err
 }
 
+// fill puts points[from:to], decoded since beginCheck and known valid,
+// into the resident copy unchecked; a set that does not stay resident has
+// nothing to keep (its MSMs stream it).
+func (c *rangeCheck[P, R, PR]) fill(from, to int) error {
+	if from < 0 || to > len(c.points) || from > to {
+		return fmt.Errorf("cuda: range %d..%d of a set of %d points", from, to, len(c.points))
+	}
+	if c.h == nil {
+		return nil
+	}
+	if err := c.r.store.(fillStore[P]).fill(c.h, from, c.points[from:to]); err != nil {
+		return err
+	}
+	offHost(c.points[from:to])
+	return nil
+}
+
 // done ends the check. complete: every range was checked and passed, and
 // the points will not change: the resident copy is kept for the MSMs.
 // Otherwise it is freed (an unchecked, failed or partly filled copy is
