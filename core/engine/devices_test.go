@@ -296,6 +296,7 @@ func (f *failingChecker) BeginG2([]bls.G2Affine) params.SectionCheck  { return f
 type failingSection struct{ err error }
 
 func (s failingSection) Check(int, int) (int, error) { return -1, s.err }
+func (s failingSection) Fill(int, int) error         { return s.err }
 func (failingSection) Done(bool)                     {}
 
 // A sticky error met by a device's subgroup check (a parameter load's,

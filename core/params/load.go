@@ -29,6 +29,10 @@ type LoadInfo struct {
 	CheckStart, CheckBusy time.Duration
 	// RecordErr is a failure to write the record; the key is still valid.
 	RecordErr error
+	// Stamp is the file's stamp when it was opened (of the descriptor
+	// read, not the path): a later stamp of the path equal to it names the
+	// contents loaded.
+	Stamp fileio.Stamp
 }
 
 // ReadProvingKey reads a parameter file; see ReadProvingKeyInfo.
@@ -69,12 +73,17 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		rec = nil
 	}
 	at := time.Now()
+	var regs []*hostRegion
 	// The stamp, the content key and the points all come from the one
 	// descriptor opened here: taken from the path instead, a symlink
 	// flipped between a good file and a bad one could pair the good file's
 	// stamp or key with the bad file's points.
 	err := fileio.DecodeOpened("params", path, func(o *fileio.Opened) (err error) {
 		data, before := o.Data, o.Stamp
+		info.Stamp = before
+		if opt.OffHeap {
+			opt.src = &source{path: path, stamp: before}
+		}
 		if rec != nil {
 			info.Key, info.Stamped = rec.keyByStamp(path, before)
 		}
@@ -95,12 +104,19 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		if rec != nil && !info.Stamped {
 			ready = make(chan struct{})
 		}
-		if !opt.SkipSubgroupCheck && !info.Stamped && !listed {
+		filling := false // checks only hand a device the ranges
+		switch {
+		case !opt.SkipSubgroupCheck && !info.Stamped && !listed:
 			wait := ready
 			if ready != nil && !rec.HasSize(int64(len(data))) {
 				wait = nil
 			}
 			checks = startChecks(checker, pointTotal(data), opt.Progress, wait)
+		case !listed:
+			// Nothing to check: a device still takes the ranges as they
+			// decode (a 2^27-domain key is never whole on the host).
+			checks = startFills(checker, pointTotal(data), opt.Progress)
+			filling = checks != nil
 		}
 		var hit bool // the content key is recorded
 		var hashErr error
@@ -116,11 +132,11 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 					return
 				}
 				if hit = rec.Has(info.Key, info.Size); hit && checks != nil {
-					checks.abandon()
+					checks.vouch()
 				}
 			})
 		}
-		pk, err = decodeCurve(data, opt, checks)
+		pk, err = decodeCurve(data, opt, checks, &regs)
 		wg.Wait()
 		if err == nil {
 			err = hashErr
@@ -145,17 +161,25 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		after, afterErr := o.Restamp()
 		unchanged := afterErr == nil && after == before && before.Size == info.Size
 
-		// Establish the subgroup.
+		// Establish the subgroup. A device that only took the ranges keeps
+		// them if it took them all (a failed upload is not the file's
+		// fault: what it left out goes up with the first proof).
 		switch {
 		case opt.SkipSubgroupCheck:
+			if checks != nil {
+				_ = checks.finish(nil)
+			}
 			info.Validation = ValidationSkipped
 			return nil
 		case info.Stamped && unchanged:
+			if checks != nil {
+				_ = checks.finish(nil)
+			}
 			info.Validation = ValidationRecord
 			return nil
 		case hit && unchanged:
 			if checks != nil {
-				checks.finish(nil) // abandoned: the record vouches
+				_ = checks.finish(nil) // the record vouches
 			}
 			info.Validation = ValidationRecord
 			if rec.stampable(before, at) {
@@ -168,10 +192,11 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 			// be what the stamp vouched for, so it is checked.
 			info.Key, info.Stamped = ContentKey{}, false
 		}
-		if hit && checks != nil {
-			// Abandoned for a hit, but the file changed while it was read:
-			// the points decoded may not be the contents hashed.
-			checks.finish(nil)
+		if filling || hit && checks != nil {
+			// Only filling the device, or vouched for by a hit on a file
+			// that changed while it was read (the points decoded may not
+			// be the contents hashed): the whole check below.
+			_ = checks.finish(nil)
 			checks = nil
 		}
 		info.Validation = ValidationChecked
@@ -199,8 +224,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		return nil
 	})
 	if err != nil {
+		collectRegions(nil, regs)
 		return nil, LoadInfo{}, err
 	}
+	collectRegions(pk, regs)
 	if rec == nil {
 		info.Key = ContentKey{}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/progress"
 )
@@ -51,8 +52,12 @@ func (s *Service) subgroupChecker() params.SubgroupChecker {
 // the record, then in Filecoin's manifest, then checked.
 func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	cfg := s.config()
-	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck}
+	// Off the heap: the devices that hold a key let its host pages go
+	// (engine.WarmKey).
+	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, OffHeap: true}
 	if opt.SkipSubgroupCheck {
+		// Unchecked, but a device still takes the points as they decode.
+		opt.Checker = s.subgroupChecker()
 		return opt
 	}
 	s.mu.Lock()
@@ -73,14 +78,15 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	return opt
 }
 
-// readKey loads a parameter file with opt, logging how it was validated.
-func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, error) {
+// readKey loads a parameter file with opt, logging how it was validated;
+// it returns the key and the file's stamp when it was opened.
+func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, fileio.Stamp, error) {
 	pk, info, err := params.ReadProvingKeyInfo(path, opt)
 	if err != nil {
 		if CodeOf(err) == InvalidArgument {
-			return nil, &Error{Code: BadFile, Err: err}
+			return nil, fileio.Stamp{}, &Error{Code: BadFile, Err: err}
 		}
-		return nil, err
+		return nil, fileio.Stamp{}, err
 	}
 	s.log.Info("cuzk: parameters loaded", "path", path, "validation", string(info.Validation),
 		"decode", info.Decode.Round(time.Millisecond), "check", info.Check.Round(time.Millisecond))
@@ -92,7 +98,7 @@ func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, 
 		s.log.Warn("cuzk: parameters valid but not recorded; the next load checks them again", "path", path, "err", info.RecordErr)
 	}
 	s.warmKey(path, pk)
-	return pk, nil
+	return pk, info.Stamp, nil
 }
 
 // warmKey makes a loaded key's point sets resident on the GPUs now

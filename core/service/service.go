@@ -241,7 +241,7 @@ func (s *Service) LoadParams(id, path string, trusted bool) error {
 	if id == "" {
 		return errorf(InvalidArgument, "cuzk: empty circuit id")
 	}
-	pk, err := s.readKey(path, s.loadOptions(path, trusted))
+	pk, _, err := s.readKey(path, s.loadOptions(path, trusted))
 	if err != nil {
 		return err
 	}

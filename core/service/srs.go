@@ -45,10 +45,11 @@ func (s *Service) OpenSRS(path string, cache bool) (*SRS, error) {
 		}
 		s.mu.Unlock()
 	}
-	// Stamp before reading: a change during the read makes the next open
-	// reload rather than serve what was read.
-	stamp, _ := fileio.StampOf(path)
-	pk, err := s.readKey(path, s.loadOptions(path, false))
+	// The stamp of the descriptor read, taken when it was opened: a change
+	// during the read makes the next open reload rather than serve what
+	// was read, and a path that named another file meanwhile (a symlink
+	// flipped) cannot pair that file's stamp with these points.
+	pk, stamp, err := s.readKey(path, s.loadOptions(path, false))
 	if err != nil {
 		return nil, err
 	}
