@@ -90,7 +90,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		case wait > 0:
 			// A write may be shed in wait; the timer takes the lock so
 			// that its broadcast cannot come before this Wait begins.
-			t := time.AfterFunc(wait, func() { l.mu.Lock(); l.mu.Unlock(); l.room.Broadcast() })
+			t := time.AfterFunc(wait, func() { l.mu.Lock(); l.room.Broadcast(); l.mu.Unlock() })
 			l.room.Wait()
 			t.Stop()
 		default:
