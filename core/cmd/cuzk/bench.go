@@ -27,38 +27,31 @@ import (
 
 func runBench(args []string, stdout io.Writer) error {
 	runStart := time.Now()
-	fs := flags("bench")
+	c := command("bench")
+	fs := c.fs
 	spec := synthetic.Spec{Constraints: 1 << 14, DenseFraction: 0.1}
 	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows per partition of the synthetic PoRep-shaped circuit")
 	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
 	parts := fs.Int("partitions", 4, "partitions per proof")
 	proofs := fs.Int("proofs", 8, "proofs to run")
 	conc := fs.Int("concurrency", 1, "proofs in flight at once")
-	cfgPath := fs.String("config", "", "engine configuration (TOML or JSON); defaults otherwise")
-	circuit := fs.String("r1cs", "", "prove this circuit instead of the synthetic one (with --wtns and --params)")
-	wtns := fs.String("wtns", "", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
-	pkPath := fs.String("params", "", "parameters for --r1cs")
+	c.withConfig("engine configuration (TOML or JSON); defaults otherwise")
+	circuit := c.input("r1cs", "prove this circuit instead of the synthetic one (with --wtns and --params)")
+	wtns := c.inputList("wtns", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
+	pkPath := c.input("params", "parameters for --r1cs")
 	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	baseline := fs.Bool("baseline", false, "also prove the same partitions one by one with the prover core alone, and print the ratio")
 	waterfall := fs.Bool("waterfall", false, "print each partition's timeline")
-	cache := fs.String("cache", defaultCache(), "directory of the parameter cache (the synthetic circuit's setup, reused)")
-	cacheMax := fs.String("cache-max", "", cacheMaxHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
-	if err := parse(fs, args); err != nil {
+	c.withCache("directory of the parameter cache (the synthetic circuit's setup, reused)")
+	c.withQuiet()
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
 	if *parts < 1 || *proofs < 1 || *conc < 1 {
 		return inputErr(fmt.Errorf("--partitions, --proofs and --concurrency must be at least 1"))
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		return err
-	}
-	pc, m, stdout, err := openRun(*cache, *cacheMax, progressOut, stdout, *quiet)
-	if err != nil {
-		return err
-	}
-	defer m.close()
+	cfg, pc, m, stdout := c.cfg, c.pc, c.m, c.stdout
 
 	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, stdout)
 	if err != nil {
@@ -183,7 +176,7 @@ func runBench(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "ratio pipeline/baseline: %.3f; without the engine's verification (~%.3f s/proof): %.3f\n",
 			wall.Seconds()/bw.Seconds(), verify.Seconds()/float64(*proofs), (wall-verify).Seconds()/bw.Seconds())
 	}
-	m.close()
+	c.close()
 	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", roundDuration(time.Since(runStart)))
 	printTimes(stdout, m.times, time.Since(runStart))
 	fmt.Fprintf(stdout, "verified %d/%d proofs\n", verified, *proofs)

@@ -65,18 +65,6 @@ type paramCache struct {
 
 // openCache returns the cache in dir with the bound flag gives, else the
 // environment's, else the default.
-// openRun opens the parameter cache and the progress meter of a demo or
-// bench run; stdout is wrapped so that its lines and the live progress
-// line do not mix. Close the meter when the run ends.
-func openRun(dir, maxFlag string, progressOut, stdout io.Writer, quiet bool) (*paramCache, *meter, io.Writer, error) {
-	pc, err := openCache(dir, maxFlag)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	m := newMeter(progressOut, quiet)
-	return pc, m, m.writer(stdout), nil
-}
-
 func openCache(dir, flag string) (*paramCache, error) {
 	c := &paramCache{dir: dir, max: defaultCacheMax}
 	src, s := "--cache-max", flag
@@ -270,16 +258,13 @@ func runCache(args []string, stdout io.Writer) error {
 		usage(progressOut)
 		return inputErr(fmt.Errorf("unknown cache command %q", sub))
 	}
-	set := flags("cache " + sub)
-	dir := set.String("cache", defaultCache(), "the cache's directory")
-	maxFlag := set.String("cache-max", "", cacheMaxHelp)
-	if err := parse(set, args[1:]); err != nil {
+	inv := command("cache " + sub)
+	inv.withCache("the cache's directory")
+	defer inv.close()
+	if err := inv.start(args[1:], stdout); err != nil {
 		return err
 	}
-	c, err := openCache(*dir, *maxFlag)
-	if err != nil {
-		return err
-	}
+	c, stdout := inv.pc, inv.stdout
 	es, err := c.entries()
 	if err != nil {
 		return inputErr(err)

@@ -14,26 +14,22 @@ import (
 
 func runDemo(args []string, stdout io.Writer) error {
 	start := time.Now()
-	fs := flags("demo")
-	cache := fs.String("cache", defaultCache(), "directory of the parameter cache (set up once, reused)")
-	cacheMax := fs.String("cache-max", "", cacheMaxHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
+	c := command("demo")
+	c.withCache("directory of the parameter cache (set up once, reused)")
+	c.withQuiet()
 	spec := synthetic.DemoSpec
-	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows of the demo circuit (a power of two fills the domain)")
-	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
-	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "witness seed")
-	if err := parse(fs, args); err != nil {
+	c.fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows of the demo circuit (a power of two fills the domain)")
+	c.fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
+	c.fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "witness seed")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
-	pc, m, stdout, err := openRun(*cache, *cacheMax, progressOut, stdout, *quiet)
-	if err != nil {
-		return err
-	}
-	defer m.close()
+	pc, m, stdout := c.pc, c.m, c.stdout
 
 	var cs *r1cs.R1CS
 	var w *r1cs.Witness
-	err = m.stage("generate circuit", func() (err error) {
+	err := m.stage("generate circuit", func() (err error) {
 		cs, w, err = synthetic.Generate(spec)
 		return inputErr(err)
 	})
@@ -54,7 +50,7 @@ func runDemo(args []string, stdout io.Writer) error {
 		return err
 	}
 	verr := m.stage("verify", func() error { return groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]) })
-	m.close()
+	c.close()
 	total := time.Since(start)
 
 	fmt.Fprintf(stdout, "cuzk demo: %d constraints + %d input rows (domain 2^%d), %d aux variables\n",

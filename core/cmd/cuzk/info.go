@@ -29,12 +29,14 @@ type fileReport struct {
 // (bad input) when a file cannot be read; a file of no known kind is
 // reported as such.
 func runInfo(args []string, stdout io.Writer) error {
-	fs := flags("info")
-	asJSON := fs.Bool("json", false, "print a JSON array, one object per file (kind, sizes, counts, problems)")
-	paths, err := parseOperands(fs, args, "FILE...")
-	if err != nil {
+	c := command("info")
+	asJSON := c.fs.Bool("json", false, "print a JSON array, one object per file (kind, sizes, counts, problems)")
+	c.takeOperands("FILE...")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	paths, stdout := c.args, c.stdout
 	var reports []fileReport
 	var failed []string
 	for _, path := range paths {

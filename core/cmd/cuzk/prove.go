@@ -17,26 +17,22 @@ var errInvalidProof = groth16.ErrInvalidProof
 
 func runProve(args []string, stdout io.Writer) error {
 	start := time.Now()
-	fs := flags("prove")
-	pkPath := fs.String("params", "", "parameter file (.params)")
-	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
-	wtns := fs.String("wtns", "", "witness (circom .wtns)")
-	out := fs.String("out", "", "proof file to write (192 bytes)")
-	public := fs.String("public", "", "also write the public inputs here (snarkjs public.json)")
-	trusted := fs.Bool("trusted-params", false, trustedHelp)
-	cfgPath := fs.String("config", "", configHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
-	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
+	c := command("prove")
+	pkPath := c.input("params", "parameter file (.params)")
+	circuit := c.input("r1cs", "circuit (circom .r1cs or cuzk format)")
+	wtns := c.input("wtns", "witness (circom .wtns)")
+	out := c.output("out", "proof file to write (192 bytes)")
+	public := c.output("public", "also write the public inputs here (snarkjs public.json)")
+	trusted := c.fs.Bool("trusted-params", false, trustedHelp)
+	c.withConfig(configHelp)
+	c.withQuiet()
+	c.require("params", "r1cs", "wtns", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		return err
-	}
-	m := newMeter(progressOut, *quiet)
-	defer m.close()
-	stdout = m.writer(stdout)
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, cfg, *trusted)
+	m, stdout := c.m, c.stdout
+	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted)
 	if err != nil {
 		return err
 	}
@@ -73,7 +69,7 @@ func runProve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m.close()
+	c.close()
 	total := time.Since(start)
 	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, roundDuration(total))
 	printTimes(stdout, m.times, total)
@@ -81,13 +77,14 @@ func runProve(args []string, stdout io.Writer) error {
 }
 
 func runVerify(args []string, stdout io.Writer) error {
-	fs := flags("verify")
-	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
-	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
-	public := fs.String("public", "", "public inputs (snarkjs public.json)")
-	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
+	c := command("verify")
+	vkPath, proofPath, public := verifyInputs(c)
+	c.require("vk", "proof", "public")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
@@ -106,12 +103,15 @@ func runVerify(args []string, stdout io.Writer) error {
 // file, which verify (and bellperson) read; its points are checked as
 // verify's are.
 func runExportVK(args []string, stdout io.Writer) error {
-	fs := flags("export-vk")
-	in := fs.String("params", "", "parameter file (.params) or verifying key (.vk)")
-	out := fs.String("out", "", "verifying key to write (.vk)")
-	if err := parse(fs, args, "params", "out"); err != nil {
+	c := command("export-vk")
+	in := c.input("params", "parameter file (.params) or verifying key (.vk)")
+	out := c.output("out", "verifying key to write (.vk)")
+	c.require("params", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, err := loadVerifyingKey(anyVKIn, *in)
 	if err != nil {
 		return err
@@ -123,15 +123,27 @@ func runExportVK(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// snarkjsFiles are the files export-snarkjs writes, in its order.
+var snarkjsFiles = []string{"verification_key.json", "proof.json", "public.json"}
+
+// verifyInputs declares the inputs of verify and export-snarkjs.
+func verifyInputs(c *invocation) (vk, proof, public *string) {
+	vk = c.input("vk", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proof = c.input("proof", "proof: a 192-byte proof file or snarkjs proof.json")
+	public = c.input("public", "public inputs (snarkjs public.json)")
+	return vk, proof, public
+}
+
 func runExport(args []string, stdout io.Writer) error {
-	fs := flags("export-snarkjs")
-	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
-	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
-	public := fs.String("public", "", "public inputs (snarkjs public.json)")
-	dir := fs.String("out", "", "directory to write verification_key.json, proof.json, public.json")
-	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {
+	c := command("export-snarkjs")
+	vkPath, proofPath, public := verifyInputs(c)
+	dir := c.outputDir("out", "directory to write verification_key.json, proof.json, public.json", snarkjsFiles...)
+	c.require("vk", "proof", "public", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
@@ -154,8 +166,8 @@ func runExport(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return inputErr(err)
 	}
-	for name, data := range map[string][]byte{"verification_key.json": vkJSON, "proof.json": proofJSON, "public.json": pubJSON} {
-		if err := writeFile(filepath.Join(*dir, name), data); err != nil {
+	for i, data := range [][]byte{vkJSON, proofJSON, pubJSON} {
+		if err := writeFile(filepath.Join(*dir, snarkjsFiles[i]), data); err != nil {
 			return err
 		}
 	}
