@@ -143,10 +143,14 @@ func (c *invocation) parse(args []string) error {
 }
 
 // start parses args and readies the work, before any of it is done: the
+// outputs checked (each can be written and destroys no input), the
 // configuration read, the meter opened on stderr and stdout wrapped.
 // Close the invocation when the command ends.
 func (c *invocation) start(args []string, stdout io.Writer) error {
 	if err := c.parse(args); err != nil {
+		return err
+	}
+	if err := checkOutputs(c.inputs, c.outputs); err != nil {
 		return err
 	}
 	c.cfg = config.Default()

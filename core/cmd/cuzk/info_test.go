@@ -228,12 +228,12 @@ func TestVerifySnarkjsJSON(t *testing.T) {
 	}
 }
 
-// TestOutputErrorsNameTheFile: an output in a missing directory is named,
-// its temporary never.
+// TestOutputErrorsNameTheFile: an output in a missing directory is named
+// with its flag and the directory missing, before any work.
 func TestOutputErrorsNameTheFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "missing", "c.r1cs")
 	code, _, errs := cli(t, "generate", "--constraints", "64", "--r1cs", out, "--wtns", filepath.Join(dir, "w.wtns"))
 	require.Equal(t, exitBadInput, code)
-	require.Equal(t, "cuzk generate: write "+out+": no such file or directory\n", errs)
+	require.Equal(t, "cuzk generate: --r1cs: cannot write "+out+": the directory "+filepath.Dir(out)+" does not exist\n", errs)
 }
