@@ -132,6 +132,25 @@ func (i Info) String() string {
 	return s
 }
 
+// Key is the count's name for programs, snake_case: "aux_variables",
+// "inputs_with_one", "terms_in_a".
+func (c Count) Key() string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToLower(c.Name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			gap = false
+			continue
+		}
+		gap = true
+	}
+	return b.String()
+}
+
 // String writes the count as a phrase: "1285 values", "1 term in A".
 func (c Count) String() string {
 	name := c.Name

@@ -2,11 +2,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/cuzk/cuzk/core/config"
 )
@@ -18,7 +19,7 @@ import (
 // (wrapped so that results and the live progress line do not mix).
 type invocation struct {
 	name     string
-	fs       *flag.FlagSet
+	fs       *pflag.FlagSet
 	required []string
 	operands string // the synopsis of operands after the flags ("FILE..."); "" for none
 	inputs   []pathFlag
@@ -59,7 +60,7 @@ func (p pathFlag) paths() []string {
 // command returns the invocation of the named command, its flags to be
 // declared next.
 func command(name string) *invocation {
-	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)
+	fs := pflag.NewFlagSet("cuzk "+name, pflag.ContinueOnError)
 	fs.SetOutput(progressOut) // the command's stderr
 	return &invocation{name: name, fs: fs}
 }
@@ -119,10 +120,22 @@ func (c *invocation) require(names ...string) { c.required = append(c.required, 
 func (c *invocation) takeOperands(synopsis string) { c.operands = synopsis }
 
 // parse parses args: the flags, the required ones given, the operands.
+// Flags may come before, after or among the operands (cuzk info c.params
+// --json); "--" ends the flags.
 func (c *invocation) parse(args []string) error {
 	setUsage(c.fs, c.operands, c.required)
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		// Go's flag package took -name too: say how pflag spells it
+		// rather than "unknown shorthand flag: 'j' in -json"
+		if name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "="); len(a) > 2 && a[0] == '-' && a[1] != '-' && c.fs.Lookup(name) != nil {
+			return inputErr(fmt.Errorf("%s: flags are written with two dashes: --%s", a, strings.TrimPrefix(a, "-")))
+		}
+	}
 	if err := c.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
 		return inputErr(err)
@@ -181,7 +194,7 @@ func (c *invocation) close() {
 }
 
 // setUsage makes -h list the flags, the required ones marked.
-func setUsage(fs *flag.FlagSet, synopsis string, required []string) {
+func setUsage(fs *pflag.FlagSet, synopsis string, required []string) {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: %s [flags]", fs.Name())
@@ -189,12 +202,12 @@ func setUsage(fs *flag.FlagSet, synopsis string, required []string) {
 			fmt.Fprintf(w, " %s", synopsis)
 		}
 		fmt.Fprintln(w)
-		fs.VisitAll(func(f *flag.Flag) {
+		fs.VisitAll(func(f *pflag.Flag) {
 			req := ""
 			if slices.Contains(required, f.Name) {
 				req = " (required)"
 			}
-			name, usage := flag.UnquoteUsage(f)
+			name, usage := pflag.UnquoteUsage(f)
 			fmt.Fprintf(w, "  --%s %s%s\n    \t%s", f.Name, name, req, usage)
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 				fmt.Fprintf(w, " (default %s)", f.DefValue)

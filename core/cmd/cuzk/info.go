@@ -11,7 +11,8 @@ import (
 	"github.com/cuzk/cuzk/core/filekind"
 )
 
-// fileReport is one file of cuzk info --json.
+// fileReport is one file of cuzk info --json; its keys, and the counts'
+// (filekind.Count.Key), are snake_case (docs/cli.md lists them).
 type fileReport struct {
 	Path        string           `json:"path"`
 	Kind        string           `json:"kind"`
@@ -72,13 +73,13 @@ func report(path string, info filekind.Info) fileReport {
 		if r.Counts == nil {
 			r.Counts = map[string]int64{}
 		}
-		r.Counts[c.Name] = c.N
+		r.Counts[c.Key()] = c.N
 	}
 	for _, c := range info.Points {
 		if r.Points == nil {
 			r.Points = map[string]int64{}
 		}
-		r.Points[c.Name] = c.N
+		r.Points[c.Key()] = c.N
 	}
 	return r
 }

@@ -55,17 +55,19 @@ func TestInfoEveryKind(t *testing.T) {
 		kind   filekind.Kind
 		counts map[string]int64
 	}{
-		{"c.params", filekind.Params, map[string]int64{"public inputs": pub, "aux variables": int64(cs.NumAux), "rows in the domain": int64(len(pk.H) + 1)}},
-		{"c.vk", filekind.VerifyingKey, map[string]int64{"public inputs": pub}},
+		{"c.params", filekind.Params, map[string]int64{"public_inputs": pub, "aux_variables": int64(cs.NumAux), "rows_in_the_domain": int64(len(pk.H) + 1)}},
+		{"c.vk", filekind.VerifyingKey, map[string]int64{"public_inputs": pub}},
 		{"proof.bin", filekind.Proofs, map[string]int64{"proofs": 1}},
 		{"proofs.bin", filekind.Proofs, map[string]int64{"proofs": 2}},
-		{"c.r1cs", filekind.CircomR1CS, map[string]int64{"constraints": int64(cs.NumConstraints), "wires": int64(cs.NumVars())}},
+		{"c.r1cs", filekind.CircomR1CS, map[string]int64{"constraints": int64(cs.NumConstraints), "wires": int64(cs.NumVars()),
+			"public_outputs": int64(cs.NumInputs - 1), "public_inputs": 0, "private_inputs": 0}},
 		{"w.wtns", filekind.CircomWitness, map[string]int64{"values": int64(cs.NumVars())}},
-		{"c.cuzk", filekind.CuzkCircuit, map[string]int64{"constraints": int64(cs.NumConstraints), "aux variables": int64(cs.NumAux)}},
-		{"public.json", filekind.SnarkjsPublic, map[string]int64{"public inputs": pub}},
-		{"js/verification_key.json", filekind.SnarkjsVerifyingKey, map[string]int64{"public inputs": pub}},
+		{"c.cuzk", filekind.CuzkCircuit, map[string]int64{"constraints": int64(cs.NumConstraints), "aux_variables": int64(cs.NumAux),
+			"inputs_with_one": int64(cs.NumInputs)}},
+		{"public.json", filekind.SnarkjsPublic, map[string]int64{"public_inputs": pub}},
+		{"js/verification_key.json", filekind.SnarkjsVerifyingKey, map[string]int64{"public_inputs": pub}},
 		{"js/proof.json", filekind.SnarkjsProof, nil},
-		{"js/public.json", filekind.SnarkjsPublic, map[string]int64{"public inputs": pub}},
+		{"js/public.json", filekind.SnarkjsPublic, map[string]int64{"public_inputs": pub}},
 		{"notes.txt", filekind.Unknown, nil},
 	}
 	args := []string{"info", "--json"}
@@ -85,11 +87,21 @@ func TestInfoEveryKind(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, st.Size(), r.Size)
 		for name, n := range w.counts {
-			require.Equal(t, n, r.Counts[name], "%s: %s", w.file, name)
+			got, ok := r.Counts[name]
+			require.True(t, ok, "%s: no count %s in %v", w.file, name, r.Counts)
+			require.Equal(t, n, got, "%s: %s", w.file, name)
+		}
+		for key := range r.Counts {
+			require.Regexp(t, `^[a-z0-9]+(_[a-z0-9]+)*$`, key, "%s: a key not in snake_case", w.file)
 		}
 	}
 	require.Equal(t, map[string]int64{"ic": int64(len(pk.IC)), "h": int64(len(pk.H)), "l": int64(len(pk.L)),
 		"a": int64(len(pk.A)), "b_g1": int64(len(pk.BG1)), "b_g2": int64(len(pk.BG2))}, reports[0].Points)
+
+	// Flags after the files: the same report.
+	code, after, errs := cli(t, append(append([]string{"info"}, args[2:]...), "--json")...)
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, out, after)
 
 	// The text form: a line naming the kind, then one a property.
 	code, out, errs = cli(t, "info", p("w.wtns"), p("c.params"), p("notes.txt"))

@@ -5,13 +5,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sort"
 
+	"github.com/spf13/pflag"
 	"go.uber.org/automaxprocs/maxprocs"
 )
 
@@ -99,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errInvalidProof):
 		fmt.Fprintf(stderr, "cuzk %s: %v\n", args[0], err)

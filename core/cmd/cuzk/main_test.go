@@ -99,7 +99,9 @@ func TestCommands(t *testing.T) {
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.params"), "--wtns", p("w.wtns"), "--out", p("x")}, "is a parameter file"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("c.r1cs"), "--out", p("x")}, "is a circom circuit (.r1cs)"},
 		{[]string{"setup", "--r1cs", p("c.cuzk")}, "--out is required"},
-		{[]string{"setup", "--bogus"}, "flag provided but not defined"},
+		{[]string{"setup", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"setup", "-r1cs", p("c.cuzk")}, "-r1cs: flags are written with two dashes: --r1cs"},
+		{[]string{"verify", p("c.params"), "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json")}, "unexpected argument"},
 		{[]string{"frobnicate"}, "unknown command"},
 	} {
 		code, _, errs := cli(t, c.args...)
