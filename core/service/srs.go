@@ -48,7 +48,7 @@ func (s *Service) OpenSRS(path string, cache bool) (*SRS, error) {
 	// Stamp before reading: a change during the read makes the next open
 	// reload rather than serve what was read.
 	stamp, _ := fileio.StampOf(path)
-	pk, err := s.readKey(path, s.loadOptions(path, false))
+	pk, err := s.readKey(createSRSIn, path, s.loadOptions(path, false))
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func TestWrongKindMessages(t *testing.T) {
 			for _, f := range files {
 				info, err := filekind.SniffFile(p(f))
 				require.NoError(t, err)
-				if in.takes(info.Kind) || (cmd == "export-vk" && info.Kind == filekind.VerifyingKey) {
+				if in.Takes(info.Kind) || (cmd == "export-vk" && info.Kind == filekind.VerifyingKey) {
 					continue
 				}
 				var args []string
@@ -173,7 +173,7 @@ func TestWrongKindMessages(t *testing.T) {
 				code, _, errs := cli(t, args...)
 				require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 				require.Contains(t, errs, flag+": "+p(f)+" is "+info.Kind.String(), "%v", args)
-				require.Contains(t, errs, "; "+flag+" takes "+in.wants(), "%v", args)
+				require.Contains(t, errs, "; "+flag+" takes "+in.Wants(), "%v", args)
 				tried++
 			}
 		}

@@ -91,10 +91,10 @@ func TestCommands(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin")}, "--public is required"},
-		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "decimal strings"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "notjson.json is JSON of no kind cuzk knows (an array of 2 numbers); --public takes snarkjs public inputs"},
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("big.json")}, "not a decimal field element"},
 		{[]string{"verify", "--vk", p("missing.vk"), "--proof", p("proof.bin"), "--public", p("public.json")}, "no such file"},
-		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "3 bytes is not a proof file"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "short.bin is a file of no kind cuzk knows (3 bytes; first bytes 01 02 03); --proof takes"},
 		{[]string{"prove", "--params", p("short.params"), "--r1cs", p("c.cuzk"), "--wtns", p("w.wtns"), "--out", p("x")}, "truncated"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.params"), "--wtns", p("w.wtns"), "--out", p("x")}, "is a parameter file"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("c.r1cs"), "--out", p("x")}, "is a circom circuit (.r1cs)"},
