@@ -23,6 +23,7 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 func runBench(args []string, stdout io.Writer) error {
@@ -76,14 +77,14 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 
 	cudaSearch().Resolve(&cfg)
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout, cfg.Logging)})
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: engineLogger(m, cfg.Logging)})
 	if err != nil {
 		return inputErr(err)
 	}
 	defer e.Close()
 	// as the library's loads do: the key goes up before the first proof
 	if err := e.WarmKey(pk); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: parameters not made resident ahead: %v\n", err)
+		m.warnf("cuzk bench: parameters not made resident ahead: %v\n", err)
 	}
 	if cfg.Metrics.Listen != "" {
 		addr, stop, err := service.ServeEngine(cfg.Metrics.Listen, e, version, nil)
@@ -91,7 +92,7 @@ func runBench(args []string, stdout io.Writer) error {
 			return inputErr(err)
 		}
 		defer stop()
-		fmt.Fprintf(stdout, "bench: serving /metrics and /status on http://%s\n", addr)
+		m.warnf("cuzk bench: serving /metrics and /status on http://%s\n", addr)
 	}
 
 	fmt.Fprintf(stdout, "bench: %d proofs × %d partitions of %d constraints (domain 2^%d, %d aux), concurrency %d, %d core(s)\n",
@@ -177,7 +178,7 @@ func runBench(args []string, stdout io.Writer) error {
 			wall.Seconds()/bw.Seconds(), verify.Seconds()/float64(*proofs), (wall-verify).Seconds()/bw.Seconds())
 	}
 	c.close()
-	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", roundDuration(time.Since(runStart)))
+	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", units.Duration(time.Since(runStart)))
 	printTimes(stdout, m.times, time.Since(runStart))
 	fmt.Fprintf(stdout, "verified %d/%d proofs\n", verified, *proofs)
 	if verified != *proofs {
@@ -186,10 +187,12 @@ func runBench(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// benchLogger reports the engine's device choice (GPU or CPU fall-back,
-// and each device's plan at info, logging.level's default).
-func benchLogger(w io.Writer, l config.Logging) *slog.Logger {
-	return slog.New(l.Handler(w, &slog.HandlerOptions{Level: l.SlogLevel()}))
+// engineLogger is the engine's log on the command's stderr, at
+// logging.level, in logging.format: its device choice (GPU or CPU
+// fall-back, and each device's plan at info, logging.level's default).
+// Results go to stdout; logs never do.
+func engineLogger(m *meter, l config.Logging) *slog.Logger {
+	return slog.New(l.Handler(m.logWriter(), &slog.HandlerOptions{Level: l.SlogLevel()}))
 }
 
 // benchInputs loads a given circuit or generates the synthetic one with one
@@ -245,7 +248,7 @@ func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fmt.Fprintf(out, "%s, in %v\n", got.describe(), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(out, "%s, in %s\n", got.describe(), units.Duration(time.Since(t0)))
 	return cs, pk, ws, nil
 }
 
@@ -270,7 +273,7 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func printBench(w io.Writer, wall time.Duration, proofs int, reports []engine.PartitionReport, st engine.Status) {
-	fmt.Fprintf(w, "\nthroughput: %.3f s/proof (%v for %d proofs)\n\n", wall.Seconds()/float64(proofs), wall.Round(time.Millisecond), proofs)
+	fmt.Fprintf(w, "\nthroughput: %.3f s/proof (%s for %d proofs)\n\n", wall.Seconds()/float64(proofs), units.Duration(wall), proofs)
 	by := map[string][]time.Duration{}
 	var order []string
 	add := func(name string, d time.Duration) {
@@ -293,20 +296,20 @@ func printBench(w io.Writer, wall time.Duration, proofs int, reports []engine.Pa
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage (per partition)\tmedian\t")
 	for _, name := range order {
-		fmt.Fprintf(tw, "%s\t%v\t\n", name, median(by[name]).Round(10*time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%s\t\n", name, units.Duration(median(by[name])))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	for _, d := range st.Devices {
 		fmt.Fprintf(w, "device %s (%s, %d workers): utilisation %.1f%%, %d lock acquisitions, lock wait %v total\n",
-			d.Name, d.Kind, d.Workers, 100*d.Utilisation, d.Acquisitions, d.LockWait.Round(time.Millisecond))
+			d.Name, d.Kind, d.Workers, 100*d.Utilisation, d.Acquisitions, units.Duration(d.LockWait))
 	}
 	m := st.Memory
 	fmt.Fprintf(w, "memory: peak reserved %s of budget %s; pool %s pooled, %d allocs, %d reuses, %d frees (max %d at once)\n",
-		config.Size(m.Peak), config.Size(m.Budget), config.Size(m.Pool.Pooled), m.Pool.Allocs, m.Pool.Reuses, m.Pool.Frees, m.Pool.MaxConcurrent)
-	fmt.Fprintf(w, "throttle: %d yields, %v throttled\n", st.Throttle.Yields, st.Throttle.Throttled.Round(time.Millisecond))
+		units.Bytes(m.Peak), units.Bytes(m.Budget), units.Bytes(m.Pool.Pooled), m.Pool.Allocs, m.Pool.Reuses, m.Pool.Frees, m.Pool.MaxConcurrent)
+	fmt.Fprintf(w, "throttle: %d yields, %v throttled\n", st.Throttle.Yields, units.Duration(st.Throttle.Throttled))
 	if rss, err := peakRSS(); err == nil {
-		fmt.Fprintf(w, "peak RSS: %s\n", config.Size(rss))
+		fmt.Fprintf(w, "peak RSS: %s\n", units.Bytes(rss))
 	}
 }
 
@@ -341,7 +344,7 @@ func printWaterfall(w io.Writer, reports []engine.PartitionReport, start time.Ti
 	const width = 80
 	col := func(t time.Time) int { return min(width-1, max(0, int(float64(t.Sub(start))/float64(span)*width))) }
 	sort.Slice(reports, func(i, j int) bool { return reports[i].Timeline.Queued.Before(reports[j].Timeline.Queued) })
-	fmt.Fprintf(w, "\nwaterfall (%v across; s synthesis, . wait, L device region under the interlock, g G2 + epilogue)\n", span.Round(time.Millisecond))
+	fmt.Fprintf(w, "\nwaterfall (%s across; s synthesis, . wait, L device region under the interlock, g G2 + epilogue)\n", units.Duration(span))
 	for i, r := range reports {
 		tl := r.Timeline
 		line := []byte(strings.Repeat(" ", width))

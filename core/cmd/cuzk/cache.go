@@ -18,6 +18,7 @@ import (
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // The parameter cache of demo and bench: the development setup of each
@@ -251,7 +252,7 @@ func runCache(args []string, stdout io.Writer) error {
 	}
 	sub := args[0]
 	if sub == "-h" || sub == "--help" || sub == "help" {
-		usage(progressOut)
+		usage(stdout)
 		return nil
 	}
 	if sub != "list" && sub != "clear" {
@@ -283,7 +284,7 @@ func runCache(args []string, stdout io.Writer) error {
 		for _, t := range temps {
 			os.Remove(t)
 		}
-		fmt.Fprintf(stdout, "removed %d cached parameter files (%s) from %s\n", len(es), human(total), c.dir)
+		fmt.Fprintf(stdout, "removed %d cached parameter files (%s) from %s\n", len(es), units.Bytes(uint64(total)), c.dir)
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: %d cached parameter files, %s of %s\n", c.dir, len(es), qty(total, "bytes"), qty(c.max, "bytes"))

@@ -160,6 +160,7 @@ func (c *invocation) parse(args []string) error {
 // configuration read, the meter opened on stderr and stdout wrapped.
 // Close the invocation when the command ends.
 func (c *invocation) start(args []string, stdout io.Writer) error {
+	c.fs.SetOutput(stdout) // -h asked for: the help is the result
 	if err := c.parse(args); err != nil {
 		return err
 	}

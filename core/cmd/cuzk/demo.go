@@ -10,6 +10,7 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 func runDemo(args []string, stdout io.Writer) error {
@@ -55,7 +56,7 @@ func runDemo(args []string, stdout io.Writer) error {
 
 	fmt.Fprintf(stdout, "cuzk demo: %d constraints + %d input rows (domain 2^%d), %d aux variables\n",
 		cs.NumConstraints, cs.NumInputs, log2(cs.DomainSize()), cs.NumAux)
-	fmt.Fprintf(stdout, "%s\n\nwhole run, %v:\n", got.describe(), roundDuration(total))
+	fmt.Fprintf(stdout, "%s\n\nwhole run, %v:\n", got.describe(), units.Duration(total))
 	printTimes(stdout, m.times, total)
 	fmt.Fprintln(stdout, "\nthe proof, by stage:")
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -66,9 +67,9 @@ func runDemo(args []string, stdout io.Writer) error {
 		if s.MSM.Zeros+s.MSM.Ones+s.MSM.Others > 0 {
 			z, o, x = fmt.Sprint(s.MSM.Zeros), fmt.Sprint(s.MSM.Ones), fmt.Sprint(s.MSM.Others)
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%.1f%%\t%s\t%s\t%s\t\n", s.Name, s.Duration.Round(10*time.Microsecond), share, z, o, x)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%s\t%s\t%s\t\n", s.Name, units.Duration(s.Duration), share, z, o, x)
 	}
-	fmt.Fprintf(tw, "prove total\t%v\t100.0%%\t\t\t\t\n", rep.Total.Round(10*time.Microsecond))
+	fmt.Fprintf(tw, "prove total\t%s\t100.0%%\t\t\t\t\n", units.Duration(rep.Total))
 	tw.Flush()
 	if verr != nil {
 		return fmt.Errorf("the demo proof does not verify: %w", verr)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cuzk/cuzk/core/filekind"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // fileReport is one file of cuzk info --json; its keys, and the counts'
@@ -89,7 +90,7 @@ func report(path string, info filekind.Info) fileReport {
 func printInfo(w io.Writer, path string, info filekind.Info) {
 	fmt.Fprintf(w, "%s: %s\n", path, info.Kind)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  size\t%s\n", human(info.Size))
+	fmt.Fprintf(tw, "  size\t%d bytes (%s)\n", info.Size, units.Bytes(uint64(info.Size)))
 	if info.Field != "" {
 		fmt.Fprintf(tw, "  field\t%s\n", info.Field)
 	}
@@ -128,18 +129,4 @@ func firstBytes(path string, n int) string {
 	buf := make([]byte, n)
 	k, _ := io.ReadFull(f, buf)
 	return fmt.Sprintf("% x", buf[:k])
-}
-
-// human writes a byte count with a binary unit beside it: "9586980864
-// bytes (8.93 GiB)".
-func human(n int64) string {
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	if n < 1024 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	v, u := float64(n)/1024, 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	return fmt.Sprintf("%d bytes (%.3g %s)", n, v, units[u])
 }

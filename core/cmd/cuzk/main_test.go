@@ -136,14 +136,21 @@ func TestVersionAndHelp(t *testing.T) {
 	code, out, _ := cli(t, "--version")
 	require.Equal(t, exitOK, code)
 	require.Regexp(t, `^cuzk \S+ \(go`, out)
-	code, _, errs := cli(t, "verify", "-h")
+	code, out, errs := cli(t, "verify", "-h")
 	require.Equal(t, exitOK, code)
+	require.Empty(t, errs, "help asked for is the result, on stdout")
 	for _, f := range []string{"--vk", "--proof", "--public"} {
-		require.Regexp(t, f+` string \(required\)`, errs)
+		require.Regexp(t, f+` string \(required\)`, out)
 	}
-	code, _, errs = cli(t, "prove", "-h")
+	code, out, _ = cli(t, "prove", "--help")
 	require.Equal(t, exitOK, code)
-	require.Regexp(t, `--trusted-params\s*\n`, errs, "an optional flag is not marked")
+	require.Regexp(t, `--trusted-params\s*\n`, out, "an optional flag is not marked")
+	code, out, _ = cli(t, "help")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "usage: cuzk <command>")
+	code, _, errs = cli(t)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "usage: cuzk <command>")
 }
 
 func TestDemoSmall(t *testing.T) {

@@ -81,3 +81,34 @@ func TestMessagesNameTheFile(t *testing.T) {
 		run("prove", prove, "--config", name)
 	}
 }
+
+// TestResultsOnStdoutLogsOnStderr runs every command with the most
+// verbose log (logging.level = "debug" where it takes --config): stdout
+// holds results and no log line, stderr holds the log lines.
+func TestResultsOnStdoutLogsOnStderr(t *testing.T) {
+	p := proved(t)
+	require.NoError(t, os.WriteFile(p("debug.toml"), []byte("[logging]\nlevel = \"debug\"\n"), 0o644))
+	cache := p("cache")
+	logLine := regexp.MustCompile(`(?m)^time=|level=(DEBUG|INFO|WARN|ERROR)`)
+	sawLog := false
+	for _, args := range [][]string{
+		{"generate", "--constraints", "64", "--r1cs", p("g.r1cs"), "--wtns", p("g.wtns")},
+		{"setup", "--r1cs", p("c.r1cs"), "--out", p("s.params"), "--config", p("debug.toml")},
+		{"prove", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("o.bin"), "--config", p("debug.toml")},
+		{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json")},
+		{"export-vk", "--params", p("c.params"), "--out", p("c.vk")},
+		{"export-snarkjs", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json"), "--out", p("js")},
+		{"dump-assignment", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("dump"), "--config", p("debug.toml")},
+		{"bench", "--proofs", "1", "--partitions", "1", "--constraints", "128", "--cache", cache, "--config", p("debug.toml")},
+		{"demo", "--constraints", "128", "--cache", cache},
+		{"info", p("c.params")},
+		{"cache", "list", "--cache", cache},
+	} {
+		code, out, errs := cli(t, args...)
+		require.Equal(t, 0, code, "%v: %s", args, errs)
+		require.NotEmpty(t, out, "%v: a result on stdout", args)
+		require.False(t, logLine.MatchString(out), "%v: a log line on stdout:\n%s", args, out)
+		sawLog = sawLog || logLine.MatchString(errs)
+	}
+	require.True(t, sawLog, "the engine's debug log reached stderr")
+}

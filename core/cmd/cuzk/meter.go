@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cuzk/cuzk/core/progress"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // meter shows the progress of a command's long work (loading and
@@ -290,6 +291,15 @@ func (m *meter) warnf(format string, a ...any) {
 	fmt.Fprintf(m.w, format, a...)
 }
 
+// logWriter is the meter's output (stderr) for log lines, clearing the
+// live line before each.
+func (m *meter) logWriter() io.Writer {
+	if m.quiet || !m.tty {
+		return m.w
+	}
+	return clearingWriter{m: m, w: m.w}
+}
+
 // writer returns w made to clear the live line before each write, so
 // that the command's own output does not land in the middle of it.
 func (m *meter) writer(w io.Writer) io.Writer {
@@ -329,10 +339,10 @@ func (s *stageState) render(now time.Time) string {
 		rate := float64(s.done) / elapsed.Seconds()
 		parts = append(parts, fmt.Sprintf("%s%s/s", qty(int64(rate), s.unit), label(s.unit)))
 		if s.total > s.done {
-			parts = append(parts, "ETA "+roundDuration(time.Duration(float64(s.total-s.done)/rate*float64(time.Second))))
+			parts = append(parts, "ETA "+units.Duration(time.Duration(float64(s.total-s.done)/rate*float64(time.Second))))
 		}
 	}
-	parts = append(parts, roundDuration(elapsed))
+	parts = append(parts, units.Duration(elapsed))
 	return strings.Join(parts, "  ")
 }
 
@@ -344,7 +354,7 @@ func (s *stageState) final(now time.Time) string {
 	if s.done > 0 && s.unit != "" {
 		out += ", " + qty(s.done, s.unit) + label(s.unit)
 	}
-	out += " in " + roundDuration(elapsed)
+	out += " in " + units.Duration(elapsed)
 	if s.done > 0 && s.unit != "" && s.unit != progress.Stages && elapsed > 0 {
 		out += fmt.Sprintf(" (%s%s/s)", qty(int64(float64(s.done)/elapsed.Seconds()), s.unit), label(s.unit))
 	}
@@ -352,7 +362,7 @@ func (s *stageState) final(now time.Time) string {
 }
 
 // label writes the unit after a count: " points"; bytes carry theirs
-// ("540MiB").
+// ("540 MiB").
 func label(unit string) string {
 	if unit == progress.Bytes || unit == "" {
 		return ""
@@ -360,19 +370,11 @@ func label(unit string) string {
 	return " " + unit
 }
 
-// qty writes a count: bytes in binary units ("540MiB"), others with a
+// qty writes a count: bytes in binary units ("540 MiB"), others with a
 // decimal suffix ("1.23M").
 func qty(n int64, unit string) string {
 	if unit == progress.Bytes {
-		v, suffixes := float64(n), []string{"B", "KiB", "MiB", "GiB", "TiB"}
-		i := 0
-		for v >= 1024 && i < len(suffixes)-1 {
-			v, i = v/1024, i+1
-		}
-		if i == 0 {
-			return fmt.Sprintf("%d%s", n, suffixes[0])
-		}
-		return fmt.Sprintf("%.3g%s", v, suffixes[i])
+		return units.Bytes(uint64(max(n, 0)))
 	}
 	v, suffixes := float64(n), []string{"", "k", "M", "G", "T"}
 	i := 0
@@ -383,19 +385,6 @@ func qty(n int64, unit string) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%.3g%s", v, suffixes[i])
-}
-
-// roundDuration keeps a duration's three leading digits: "8.7s", "2m3s",
-// "450ms".
-func roundDuration(d time.Duration) string {
-	switch {
-	case d >= time.Minute:
-		return d.Round(time.Second).String()
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	default:
-		return d.Round(time.Millisecond).String()
-	}
 }
 
 // printTimes writes the summary of the stages run: each with its time and
@@ -410,7 +399,7 @@ func printTimes(w io.Writer, times []timing, total time.Duration) {
 		if total > 0 {
 			share = 100 * float64(t.d) / float64(total)
 		}
-		fmt.Fprintf(w, "  %-*s  %9s  %5.1f%%", width, t.name, roundDuration(t.d), share)
+		fmt.Fprintf(w, "  %-*s  %9s  %5.1f%%", width, t.name, units.Duration(t.d), share)
 		if t.note != "" {
 			fmt.Fprintf(w, "  %s", t.note)
 		}

@@ -97,10 +97,10 @@ func TestProgressOnTerminal(t *testing.T) {
 	// stage's last line: the text after the last \r is that line.
 	for _, line := range strings.Split(strings.TrimSuffix(tty, "\r\n"), "\r\n") {
 		shown := line[strings.LastIndex(line, "\r")+1:]
-		require.Regexp(t, `^[a-z :]+: done(, [0-9.]+(k? [a-z]+|[KMG]?i?B))? in [0-9.]+m?s( \(.*/s\))?\x1b\[K$`, shown, "%q", line)
+		require.Regexp(t, `^[a-z :]+: done(, [0-9.]+(k? [a-z]+| [KMG]?i?B))? in [0-9.]+[mµ]?s( \(.*/s\))?\x1b\[K$`, shown, "%q", line)
 	}
 	require.Contains(t, setupOut, "\n  setup ")
-	require.Regexp(t, `\n  load params +\S+ +\S+%  \S+, decoded with curve checks\n`, proveOut)
+	require.Regexp(t, `\n  load params +\S+ +\S+%  \S+ [KMG]?i?B, decoded with curve checks\n`, proveOut)
 	require.Regexp(t, `\n  validate params +\S+ +\S+%  subgroup check of every point`, proveOut)
 	require.Regexp(t, `\n  prove +\S+ +\S+%\n`, proveOut)
 	require.NotContains(t, proveOut, "\r")
@@ -163,9 +163,9 @@ func TestRender(t *testing.T) {
 	require.Equal(t, "setup  h  25%  50/200 points  5 points/s  ETA 30s  10s", s.render(t0.Add(10*time.Second)))
 	require.Equal(t, "setup: done, 50 points in 10s (5 points/s)", s.final(t0.Add(10*time.Second)))
 	b := &stageState{name: "load params: decode", done: 3 << 30, total: 12 << 30, unit: progress.Bytes, start: t0}
-	require.Equal(t, "load params: decode  25%  3GiB/12GiB  1GiB/s  ETA 9s  3s", b.render(t0.Add(3*time.Second)))
+	require.Equal(t, "load params: decode  25%  3 GiB/12 GiB  1 GiB/s  ETA 9s  3s", b.render(t0.Add(3*time.Second)))
 	p := &stageState{name: "prove", step: "msm l", done: 3, total: 7, unit: progress.Stages, start: t0}
 	require.Equal(t, "prove  msm l  42%  3/7 stages  1.5s", p.render(t0.Add(1500*time.Millisecond)))
 	require.Equal(t, "1.23M", qty(1234567, progress.Points))
-	require.Equal(t, "32.9MiB", qty(34541976, progress.Bytes))
+	require.Equal(t, "32.9 MiB", qty(34541976, progress.Bytes))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 var errInvalidProof = groth16.ErrInvalidProof
@@ -71,7 +72,7 @@ func runProve(args []string, stdout io.Writer) error {
 	}
 	c.close()
 	total := time.Since(start)
-	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, roundDuration(total))
+	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, units.Duration(total))
 	printTimes(stdout, m.times, total)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 func runSetup(args []string, stdout io.Writer) error {
@@ -51,7 +52,7 @@ func runSetup(args []string, stdout io.Writer) error {
 	c.close()
 	total := time.Since(start)
 	fmt.Fprintf(stdout, "wrote %s: %d constraints, %d inputs, %d aux, domain 2^%d, in %v (%s)\n",
-		*out, cs.NumConstraints, cs.NumInputs, cs.NumAux, log2(len(pk.H)+1), roundDuration(total), what)
+		*out, cs.NumConstraints, cs.NumInputs, cs.NumAux, log2(len(pk.H)+1), units.Duration(total), what)
 	printTimes(stdout, m.times, total)
 	return nil
 }
