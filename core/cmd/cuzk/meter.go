@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -54,7 +55,50 @@ type stageState struct {
 	unit        string
 	start, last time.Time // begun; last plain line
 	shown       bool      // drawn or printed
+	// the rate, smoothed (rate): a sample is the count's rise over at
+	// least sampleEvery, weighed in with 1 − e^(−dt/rateTau); samples
+	// counts them, at and atDone are the last one's end.
+	rate    float64
+	samples int
+	at      time.Time
+	atDone  int64
 }
+
+// The rate's smoothing: no rate or ETA is shown until the stage has had
+// steadyAfter samples, each over sampleEvery at least (so that a burst of
+// reports microseconds apart is one sample), and each sample counts for
+// its share of rateTau. A 2^18-parameter file's first subgroup check used
+// to show "ETA 694h51m13s" from 9 points reported in its first instant.
+const (
+	sampleEvery = 200 * time.Millisecond
+	rateTau     = 3 * time.Second
+	steadyAfter = 3
+)
+
+// observe takes the count done at now into the smoothed rate.
+func (s *stageState) observe(done int64, now time.Time) {
+	s.done = done
+	from, fromDone := s.at, s.atDone
+	if from.IsZero() {
+		from = s.start
+	}
+	dt := now.Sub(from)
+	if dt < sampleEvery || done <= fromDone {
+		return
+	}
+	inst := float64(done-fromDone) / dt.Seconds()
+	if s.samples == 0 {
+		s.rate = inst
+	} else {
+		a := 1 - math.Exp(-dt.Seconds()/rateTau.Seconds())
+		s.rate = a*inst + (1-a)*s.rate
+	}
+	s.samples++
+	s.at, s.atDone = now, done
+}
+
+// steady reports whether the smoothed rate may be shown.
+func (s *stageState) steady() bool { return s.samples >= steadyAfter && s.rate > 0 }
 
 // timing is one stage of the summary.
 type timing struct {
@@ -249,7 +293,8 @@ func (m *meter) events(prefix string) progress.Func {
 		if e.Done < s.done {
 			return
 		}
-		s.step, s.done, s.total, s.unit = e.Step, e.Done, e.Total, e.Unit
+		s.step, s.total, s.unit = e.Step, e.Total, e.Unit
+		s.observe(e.Done, now)
 		switch {
 		case e.Final():
 			m.finish(name, now)
@@ -322,27 +367,32 @@ func (c clearingWriter) Write(p []byte) (int, error) {
 }
 
 // render writes a running stage: "load params: subgroup  45%
-// 1.23M/2.70M points  310k points/s  ETA 5s  4.1s".
+// 1.23M/2.70M points  310k points/s  ETA 5s  4.1s"; a proof's stages,
+// counted in expected work, show the share done and the ETA alone:
+// "prove  msm l  42%  ETA 3s  1.5s". The rate and the ETA come once the
+// rate is steady (observe).
 func (s *stageState) render(now time.Time) string {
 	parts := []string{s.name}
 	if s.step != "" {
 		parts = append(parts, s.step)
 	}
-	elapsed := now.Sub(s.start)
 	switch {
+	case s.total > 0 && s.unit == progress.Work:
+		parts = append(parts, fmt.Sprintf("%d%%", 100*s.done/s.total))
 	case s.total > 0:
 		parts = append(parts, fmt.Sprintf("%d%%", 100*s.done/s.total), fmt.Sprintf("%s/%s%s", qty(s.done, s.unit), qty(s.total, s.unit), label(s.unit)))
 	case s.done > 0:
 		parts = append(parts, qty(s.done, s.unit)+label(s.unit))
 	}
-	if s.done > 0 && s.unit != progress.Stages && elapsed > 0 {
-		rate := float64(s.done) / elapsed.Seconds()
-		parts = append(parts, fmt.Sprintf("%s%s/s", qty(int64(rate), s.unit), label(s.unit)))
+	if s.steady() && s.unit != progress.Stages {
+		if s.unit != progress.Work {
+			parts = append(parts, fmt.Sprintf("%s%s/s", qty(int64(s.rate), s.unit), label(s.unit)))
+		}
 		if s.total > s.done {
-			parts = append(parts, "ETA "+units.Duration(time.Duration(float64(s.total-s.done)/rate*float64(time.Second))))
+			parts = append(parts, "ETA "+units.Duration(time.Duration(float64(s.total-s.done)/s.rate*float64(time.Second))))
 		}
 	}
-	parts = append(parts, units.Duration(elapsed))
+	parts = append(parts, units.Duration(now.Sub(s.start)))
 	return strings.Join(parts, "  ")
 }
 
@@ -351,11 +401,12 @@ func (s *stageState) render(now time.Time) string {
 func (s *stageState) final(now time.Time) string {
 	elapsed := now.Sub(s.start)
 	out := s.name + ": done"
-	if s.done > 0 && s.unit != "" {
+	counted := s.done > 0 && s.unit != "" && s.unit != progress.Work
+	if counted {
 		out += ", " + qty(s.done, s.unit) + label(s.unit)
 	}
 	out += " in " + units.Duration(elapsed)
-	if s.done > 0 && s.unit != "" && s.unit != progress.Stages && elapsed > 0 {
+	if counted && s.unit != progress.Stages && elapsed > 0 {
 		out += fmt.Sprintf(" (%s%s/s)", qty(int64(float64(s.done)/elapsed.Seconds()), s.unit), label(s.unit))
 	}
 	return out
