@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"sort"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cuzk/cuzk/core/backend/nvml"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
@@ -76,16 +74,12 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	cudaSearch().Resolve(&cfg)
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: engineLogger(m, cfg.Logging)})
+	e, err := c.startEngine()
 	if err != nil {
-		return inputErr(err)
+		return err
 	}
 	defer e.Close()
-	// as the library's loads do: the key goes up before the first proof
-	if err := e.WarmKey(pk); err != nil {
-		m.warnf("cuzk bench: parameters not made resident ahead: %v\n", err)
-	}
+	warmKey(m, e, pk)
 	if cfg.Metrics.Listen != "" {
 		addr, stop, err := service.ServeEngine(cfg.Metrics.Listen, e, version, nil)
 		if err != nil {
@@ -185,14 +179,6 @@ func runBench(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d of %d proofs failed verification", *proofs-verified, *proofs)
 	}
 	return nil
-}
-
-// engineLogger is the engine's log on the command's stderr, at
-// logging.level, in logging.format: its device choice (GPU or CPU
-// fall-back, and each device's plan at info, logging.level's default).
-// Results go to stdout; logs never do.
-func engineLogger(m *meter, l config.Logging) *slog.Logger {
-	return slog.New(l.Handler(m.logWriter(), &slog.HandlerOptions{Level: l.SlogLevel()}))
 }
 
 // benchInputs loads a given circuit or generates the synthetic one with one

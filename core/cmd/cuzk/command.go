@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -185,6 +186,22 @@ func (c *invocation) start(args []string, stdout io.Writer) error {
 	c.m = newMeter(progressOut, c.quiet != nil && *c.quiet)
 	c.stdout = c.m.writer(stdout)
 	return nil
+}
+
+// engineLogger is the engine's log on the command's stderr, in
+// logging.format: at logging.level when --config was given (its default,
+// info, shows each device's plan), else (and with --quiet) warnings only,
+// so that a plain run prints its results and no log. Results go to stdout; logs never do.
+func (c *invocation) engineLogger() *slog.Logger {
+	l := c.cfg.Logging
+	level := slog.LevelWarn
+	if c.cfgPath != nil && *c.cfgPath != "" {
+		level = l.SlogLevel()
+	}
+	if c.quiet != nil && *c.quiet {
+		level = max(level, slog.LevelWarn) // --quiet: warnings and errors only
+	}
+	return slog.New(l.Handler(c.m.logWriter(), &slog.HandlerOptions{Level: level}))
 }
 
 // close stops the meter; safe more than once, and before start.

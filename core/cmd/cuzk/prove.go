@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
@@ -37,9 +38,19 @@ func runProve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := groth16.CheckKey(pk, cs); err != nil {
+		return inputErr(err)
+	}
+	e, err := c.startEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	warmKey(m, e, pk)
 	var proof *params.Proof
+	var rep engine.PartitionReport
 	err = m.stage("prove", func() (err error) {
-		proof, _, err = groth16.Prove(pk, cs, w, groth16.Options{Progress: m.events("")})
+		proof, rep, err = proveOne(m, e, cs, pk, w)
 		return err
 	})
 	if err != nil {
@@ -72,7 +83,8 @@ func runProve(args []string, stdout io.Writer) error {
 	}
 	c.close()
 	total := time.Since(start)
-	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, units.Duration(total))
+	fmt.Fprintln(stdout, provedOn(e, rep))
+	fmt.Fprintf(stdout, "wrote %s (verified) in %s:\n", *out, units.Duration(total))
 	printTimes(stdout, m.times, total)
 	return nil
 }
