@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/cuzk/cuzk/core/progress"
 	"github.com/cuzk/cuzk/core/units"
@@ -111,12 +111,10 @@ type timing struct {
 // not "dumb"); quiet draws nothing.
 func newMeter(w io.Writer, quiet bool) *meter {
 	m := &meter{w: w, quiet: quiet, width: 100, stop: make(chan struct{}), done: make(chan struct{})}
-	if f, ok := w.(*os.File); ok && os.Getenv("TERM") != "dumb" {
-		if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err == nil {
-			m.tty = true
-			if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 20 {
-				m.width = int(ws.Col)
-			}
+	if f, ok := w.(*os.File); ok && os.Getenv("TERM") != "dumb" && term.IsTerminal(int(f.Fd())) {
+		m.tty = true
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+			m.width = cols
 		}
 	}
 	if quiet {
