@@ -106,6 +106,14 @@ type KeyReleaser interface {
 	ReleaseKey(pk *params.ProvingKey)
 }
 
+// KeyHolder is implemented by backends that can tell whether they hold
+// every point set of pk resident, G2's included when withG2: their proofs
+// over pk then read none of those points on the host, whose copy may be
+// given back (params.ProvingKey.ReleaseHost).
+type KeyHolder interface {
+	HoldsKey(pk *params.ProvingKey, withG2 bool) bool
+}
+
 // Warmer is implemented by backends that keep point sets on the device
 // between proofs: Warm makes a set resident now, if the device's memory
 // plan keeps it (a set that would stream is left alone), so that a key

@@ -3,9 +3,6 @@ package engine
 import (
 	"fmt"
 	"sync"
-	"unsafe"
-
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
@@ -20,20 +17,14 @@ import (
 // uploading the SRS). Devices out of service are passed over; the first
 // error is returned after every device has been tried.
 //
-// WarmKey also counts pk's host copy against memory.budget until the key
-// is released: the partitions are admitted in what the loaded parameters
-// leave of it.
+// WarmKey then gives back the host pages of pk's sections that every
+// device holds (releaseHost), and counts what remains of pk's host copy
+// against memory.budget until the key is released: the partitions are
+// admitted in what the loaded parameters leave of it.
 func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 	if pk == nil {
 		return nil
 	}
-	e.mu.Lock()
-	if _, held := e.heldKeys[pk]; !held {
-		n := keyBytes(pk)
-		e.heldKeys[pk] = n
-		e.adm.hold(n)
-	}
-	e.mu.Unlock()
 	errs := make([]error, len(e.devices))
 	var wg sync.WaitGroup
 	for i, d := range e.devices {
@@ -47,6 +38,14 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		})
 	}
 	wg.Wait()
+	e.releaseHost(pk)
+	e.mu.Lock()
+	if _, held := e.heldKeys[pk]; !held {
+		n := pk.HostBytes()
+		e.heldKeys[pk] = n
+		e.adm.hold(n)
+	}
+	e.mu.Unlock()
 	e.prefill(pk)
 	for _, err := range errs {
 		if err != nil {
@@ -54,6 +53,31 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		}
 	}
 	return nil
+}
+
+// releaseHost gives back the host pages of pk's sections (those read
+// from a file off the heap: params.Options.OffHeap) when every device
+// holds them resident, B_G2's when every device's G2 MSM runs on the
+// GPU (gpus.g2_on_gpu): no proof over pk then reads them on the host, and a
+// 2^27-domain key (~71 GB) beside its file in /dev/shm would not fit a
+// 125 GiB host twice. What later needs them there (a device that streams
+// them, the CPU backend after a device failure) reads them from the file
+// again (params.EnsureHost).
+func (e *Engine) releaseHost(pk *params.ProvingKey) {
+	if len(e.devices) == 0 {
+		return
+	}
+	withG2 := true
+	for _, d := range e.devices {
+		h, ok := d.be.(backend.KeyHolder)
+		if d.kind == "cpu" || d.lock.failed() != nil || !ok || !h.HoldsKey(pk, d.plan.G2OnGPU) {
+			return
+		}
+		withG2 = withG2 && d.plan.G2OnGPU
+	}
+	before := pk.HostBytes()
+	pk.ReleaseHost(withG2)
+	e.log.Debug("engine: parameters held by the devices; host pages given back", "bytes", before-pk.HostBytes())
 }
 
 // prefillPartitions is how many partitions' buffers a loaded key's
@@ -74,7 +98,7 @@ func (e *Engine) prefill(pk *params.ProvingKey) {
 	}
 	n, aux := len(pk.H)+1, len(pk.L)
 	per := workingSet(n, len(pk.IC), aux)
-	k := min(prefillPartitions, int(e.adm.room()/2/per))
+	k := min(prefillPartitions, int(e.adm.hostRoom()/2/per))
 	var sizes []int
 	for range k {
 		sizes = append(sizes, n, n, n)
@@ -119,13 +143,6 @@ func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 	}
 	e.mu.Unlock()
 	e.releaseNow(pk)
-}
-
-// keyBytes is the size of pk's host copy: its point sets.
-func keyBytes(pk *params.ProvingKey) uint64 {
-	g1 := uint64(unsafe.Sizeof(bls.G1Affine{}))
-	g2 := uint64(unsafe.Sizeof(bls.G2Affine{}))
-	return g1*uint64(len(pk.IC)+len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1)) + g2*uint64(len(pk.BG2))
 }
 
 func (e *Engine) releaseNow(pk *params.ProvingKey) {

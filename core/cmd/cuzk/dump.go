@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
@@ -36,11 +37,12 @@ var dumpFiles = []string{"a.bin", "b.bin", "c.bin", "inputs.bin", "aux.bin", "a_
 
 func runDump(args []string, stdout io.Writer) error {
 	c := command("dump-assignment")
-	pkPath := c.input("params", "parameter file (checked against the circuit)")
+	pkPath := c.input("params", "parameter file (its section counts checked against the circuit)")
 	circuit := c.input("r1cs", "circuit (circom .r1cs or cuzk format)")
 	wtns := c.input("wtns", "witness (circom .wtns)")
 	dir := c.outputDir("out", "directory to write", dumpFiles...)
-	trusted := c.fs.Bool("trusted-params", false, trustedHelp)
+	c.fs.Bool("trusted-params", false, "accepted and ignored: only the parameter file's section counts are read")
+	// The configuration is read for its errors only: nothing here uses it.
 	c.withConfig(configHelp)
 	c.withQuiet()
 	c.require("params", "r1cs", "wtns", "out")
@@ -49,11 +51,22 @@ func runDump(args []string, stdout io.Writer) error {
 		return err
 	}
 	m, stdout := c.m, c.stdout
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted)
-	if err != nil {
+	// The assignment needs the key's shape only: the circuit is checked
+	// against the file's section counts, no point decoded (a 2^27-domain
+	// key is ~71 GB).
+	var cs *r1cs.R1CS
+	var w *r1cs.Witness
+	if err := m.stage("load circuit", func() (err error) { cs, err = loadCircuit(*circuit); return }); err != nil {
 		return err
 	}
-	if err := groth16.CheckKey(pk, cs); err != nil {
+	if err := m.stage("load witness", func() (err error) { w, err = loadWitness(cs, *wtns); return }); err != nil {
+		return err
+	}
+	layout, err := params.ReadLayout(*pkPath)
+	if err != nil {
+		return paramsIn.failed(*pkPath, err)
+	}
+	if err := groth16.CheckLayout(layout, cs); err != nil {
 		return inputErr(err)
 	}
 	n := cs.DomainSize()
