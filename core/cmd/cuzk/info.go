@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -110,23 +109,8 @@ func printInfo(w io.Writer, path string, info filekind.Info) {
 	for _, p := range info.Problems {
 		fmt.Fprintf(tw, "  problem\t%s\n", p)
 	}
-	if info.Kind == filekind.Unknown {
-		if head := firstBytes(path, 16); head != "" {
-			fmt.Fprintf(tw, "  starts with\t%s\n", head)
-		}
+	if info.Kind == filekind.Unknown && len(info.Head) > 0 {
+		fmt.Fprintf(tw, "  starts with\t% x\n", info.Head)
 	}
 	tw.Flush()
-}
-
-// firstBytes returns the first n bytes of path in hex, for a file of no
-// known kind (a magic number says what it is to a person who knows it).
-func firstBytes(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, _ := io.ReadFull(f, buf)
-	return fmt.Sprintf("% x", buf[:k])
 }
