@@ -60,11 +60,13 @@ func (e *Engine) setupDevices(opt Options) error {
 	if e.cfg.GPUs.Required {
 		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
-	// A machine that shows no GPU (NVML saw none, no NVIDIA driver) is
-	// expected to prove on the CPU: said at debug, not as a warning every
-	// process of a CPU host would print.
+	// A machine that shows no GPU (NVML saw none, no NVIDIA driver) and
+	// has no CUDA library file is expected to prove on the CPU: said at
+	// debug, not as a warning every process of a CPU host would print. A
+	// library file found or named (a path, not the loader's soname) that
+	// does not load is worth the warning anywhere.
 	reason := errString(err)
-	if seen > 0 || gpuPresent() {
+	if seen > 0 || gpuPresent() || strings.ContainsRune(e.cfg.GPUs.CUDALib, filepath.Separator) {
 		e.log.Warn("no usable GPU; proving on the CPU backend", "reason", reason, "nvml_gpus", seen)
 	} else {
 		e.log.Debug("no GPU on this machine; proving on the CPU backend", "reason", reason)
