@@ -65,3 +65,22 @@ func TestProveWhereTheLibraryProves(t *testing.T) {
 type standIn struct{ *cpu.Backend }
 
 func (standIn) Name() string { return "gpu-stand-in" }
+
+// TestProveRefusesAKeyThatDoesNotBelong: a parameter file whose verifying
+// key does not belong to its proving key (alpha_g1 and beta_g1 swapped)
+// gives proofs the engine does not verify: bad input naming the file
+// (exit 2), nothing written; never "an invalid proof" (exit 1), which
+// verify says of a proof given to it.
+func TestProveRefusesAKeyThatDoesNotBelong(t *testing.T) {
+	p := generated(t)
+	data, err := os.ReadFile(p("c.params"))
+	require.NoError(t, err)
+	const g1 = 96 // alpha_g1, then beta_g1, uncompressed
+	swapped := append(append(append([]byte{}, data[g1:2*g1]...), data[:g1]...), data[2*g1:]...)
+	require.NoError(t, os.WriteFile(p("swapped.params"), swapped, 0o644))
+	code, _, errs := cli(t, "prove", "--trusted-params", "--params", p("swapped.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("x.bin"))
+	require.Equal(t, exitBadInput, code, errs)
+	require.Contains(t, errs, "the proof made with "+p("swapped.params")+" does not verify against the same file's verifying key")
+	_, err = os.Stat(p("x.bin"))
+	require.True(t, os.IsNotExist(err))
+}

@@ -49,20 +49,28 @@ func runProve(args []string, stdout io.Writer) error {
 	warmKey(m, e, pk)
 	var proof *params.Proof
 	var rep engine.PartitionReport
+	// Never hand out an unverified proof. The witness satisfies the circuit
+	// (checked), so a proof that fails verification (the engine's, with
+	// verify_proofs, or the one here) most likely comes from a parameter
+	// file whose verifying key does not belong to its proving key
+	// (corrupted, or assembled from two files): an input problem, named as
+	// such, with the other possibility said too; not an invalid proof
+	// given to verify (exit 1).
+	unverified := func(err error) error {
+		return inputErr(fmt.Errorf("the proof made with %s does not verify against the same file's verifying key, so it was not written: the file's verifying and proving keys do not belong together (a corrupted or assembled file?), or cuzk has a bug: %v", *pkPath, err))
+	}
 	err = m.stage("prove", func() (err error) {
 		proof, rep, err = proveOne(m, e, cs, pk, w)
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, engine.ErrNotVerified):
+		return unverified(err)
+	case err != nil:
 		return inputErr(err)
 	}
-	// Never hand out an unverified proof. The witness satisfies the circuit
-	// (checked), so a proof that fails here most likely comes from a
-	// parameter file whose verifying key does not belong to its proving key
-	// (corrupted, or assembled from two files): an input problem, named as
-	// such, with the other possibility said too.
 	if err := m.stage("verify", func() error { return groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]) }); err != nil {
-		return inputErr(fmt.Errorf("the proof made with %s does not verify against the same file's verifying key, so it was not written: the file's verifying and proving keys do not belong together (a corrupted or assembled file?), or cuzk has a bug: %v", *pkPath, err))
+		return unverified(err)
 	}
 	err = m.stage("write", func() error {
 		enc := proof.Bytes()
