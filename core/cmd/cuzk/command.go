@@ -191,7 +191,8 @@ func (c *invocation) start(args []string, stdout io.Writer) error {
 // engineLogger is the engine's log on the command's stderr, in
 // logging.format: at logging.level when --config was given (its default,
 // info, shows each device's plan), else (and with --quiet) warnings only,
-// so that a plain run prints its results and no log. Results go to stdout; logs never do.
+// so that a plain run prints its results and no log. Results go to
+// stdout; logs never do.
 func (c *invocation) engineLogger() *slog.Logger {
 	l := c.cfg.Logging
 	level := slog.LevelWarn
