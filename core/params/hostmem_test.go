@@ -61,7 +61,12 @@ func TestReleasedSectionsComeBackFromTheFile(t *testing.T) {
 	require.Equal(t, ref.H[len(ref.H)-1], pk.H[len(pk.H)-1], "the last point stays")
 	require.NotEqual(t, ref.H[10000], pk.H[10000], "an inner point is gone")
 
-	p, n := spanOf(pk.H[5000:5001])
+	// Points on pages kept (the first) need nothing read: the section
+	// stays given back, as a device filling it range by range needs.
+	p, n := spanOf(pk.H[:1])
+	require.NoError(t, EnsureHost(p, n))
+	require.NotEqual(t, ref.H[10000], pk.H[10000], "nothing read back for a kept page")
+	p, n = spanOf(pk.H[5000:5001])
 	require.NoError(t, EnsureHost(p, n))
 	require.Equal(t, ref.H, pk.H, "the whole section is back")
 	pk.ReleaseHost(true)
@@ -131,4 +136,78 @@ func regionCount() int {
 	regions.RLock()
 	defer regions.RUnlock()
 	return len(regions.list)
+}
+
+// holdingChecker stands for a device that keeps what it checks or fills:
+// each range is read from the host as a device's upload does (EnsureHost
+// first), checked on the CPU when asked, and its host pages given back.
+type holdingChecker struct{ deviceChecker }
+
+type holdingSection[P bls.G1Affine | bls.G2Affine] struct {
+	points []P
+	check  func([]P) (int, error)
+}
+
+func (s holdingSection[P]) take(from, to int) error {
+	p, n := spanOf(s.points[from:to])
+	if err := EnsureHost(p, n); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s holdingSection[P]) Check(from, to int) (int, error) {
+	if err := s.take(from, to); err != nil {
+		return -1, err
+	}
+	bad, err := s.check(s.points[from:to])
+	if bad >= 0 || err != nil {
+		return from + bad, err
+	}
+	p, n := spanOf(s.points[from:to])
+	ReleaseHost(p, n)
+	return -1, nil
+}
+
+func (s holdingSection[P]) Fill(from, to int) error {
+	if err := s.take(from, to); err != nil {
+		return err
+	}
+	p, n := spanOf(s.points[from:to])
+	ReleaseHost(p, n)
+	return nil
+}
+
+func (s holdingSection[P]) Done(bool) {}
+
+func (c *holdingChecker) BeginG1(p []bls.G1Affine) SectionCheck {
+	return holdingSection[bls.G1Affine]{p, CPUChecker{}.CheckSubgroupG1}
+}
+
+func (c *holdingChecker) BeginG2(p []bls.G2Affine) SectionCheck {
+	return holdingSection[bls.G2Affine]{p, CPUChecker{}.CheckSubgroupG2}
+}
+
+// A load that hands a device every range, checked or not, leaves little
+// of the key on the host: each range's upload finds its own pages there
+// while the ranges before it are already given back.
+func TestLoadGivesRangesBackAsTheyGoUp(t *testing.T) {
+	path := tiledFile(t)
+	ref, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	for _, skip := range []bool{false, true} {
+		pk, info, err := ReadProvingKeyInfo(path, Options{Checker: &holdingChecker{}, SkipSubgroupCheck: skip, OffHeap: true, NbTasks: 2})
+		require.NoError(t, err)
+		want := ValidationChecked
+		if skip {
+			want = ValidationSkipped
+		}
+		require.Equal(t, want, info.Validation)
+		require.Less(t, pk.HostBytes(), ref.HostBytes()/10, "skip %v: the ranges' pages were given back", skip)
+		for _, s := range pk.sections() {
+			require.NoError(t, EnsureHost(s.p, s.n))
+		}
+		require.Equal(t, ref.H, pk.H)
+		require.Equal(t, ref.BG2, pk.BG2)
+	}
 }
