@@ -15,6 +15,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -317,8 +319,74 @@ func decodeError(err error) error {
 		if r := rangeOf(pe.LastKey); r != "" {
 			return fmt.Errorf("config: %s: %s (line %d: %s)", pe.LastKey, r, pe.Position.Line, pe.Message)
 		}
+		return fmt.Errorf("config: %w", err)
+	}
+	// A value of the wrong type comes as text naming Go's types ("toml:
+	// line 2 (last key "srs.validation_record_dir"): incompatible types:
+	// TOML value has type int64; destination has type string"): said in
+	// the configuration's words instead.
+	if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		if want := keyWants(m[2]); want != "" {
+			return fmt.Errorf("config: %s: want %s, got %s (line %s)", m[2], want, tomlType(m[3]+m[4]), m[1])
+		}
 	}
 	return fmt.Errorf("config: %w", err)
+}
+
+// typeErr matches the TOML decoder's type errors: line, key, the type of
+// the value found.
+var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (?:incompatible types: TOML value has type (\S+);|type mismatch for \S+: expected \S+ but found (\S+))`)
+
+// tomlType names a Go type the decoder read a value as in TOML's words.
+func tomlType(goType string) string {
+	switch goType {
+	case "int64":
+		return "an integer"
+	case "float64":
+		return "a float"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "time.Time":
+		return "a date"
+	case "[]interface", "[]any":
+		return "an array"
+	case "map[string]interface", "map[string]any":
+		return "a table"
+	}
+	return "another type"
+}
+
+// keyWants says what a key's value must be, in the words of the
+// configuration's syntax; "" for a key the configuration has not.
+func keyWants(key string) string {
+	var c Config
+	v, ok := fieldByKey(reflect.ValueOf(&c).Elem(), key)
+	if !ok {
+		return ""
+	}
+	switch v.Interface().(type) {
+	case Size, AutoSize:
+		return "a size such as \"64GiB\""
+	case Duration:
+		return "a duration such as \"30s\""
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Uint64, reflect.Uint32, reflect.Int32:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct:
+		return "a table"
+	}
+	return ""
 }
 
 // jsonToTOML re-encodes a JSON document as TOML so that both formats go
@@ -328,6 +396,10 @@ func jsonToTOML(text string) (string, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return "", fmt.Errorf("config: json: a configuration is an object of tables, not %s", te.Value)
+		}
 		return "", fmt.Errorf("config: json: %w", err)
 	}
 	var buf bytes.Buffer

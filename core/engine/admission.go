@@ -8,6 +8,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/sysmem"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // resolveBudget turns memory.budget into bytes: as given, or for "auto"
@@ -130,7 +131,7 @@ func (a *admission) reserve(ctx context.Context, n uint64) error {
 			break
 		}
 		if !a.fitsLocked(n) {
-			return fmt.Errorf("engine: a partition needs %d bytes, more than memory.budget (%d) less the loaded parameters (%d)", n, a.budget, a.keys)
+			return fmt.Errorf("engine: a partition needs %s, more than memory.budget (%s) less the loaded parameters (%s)", units.Bytes(n), units.Bytes(a.budget), units.Bytes(a.keys))
 		}
 		var tick <-chan time.Time
 		stop := func() bool { return false }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -17,6 +18,8 @@ import (
 type device struct {
 	name    string
 	kind    string // "cpu", "gpu" or "given" (Options.Devices)
+	model   string // a GPU's, from its driver
+	reason  string // the CPU fallback's: why no GPU proves
 	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
 	plan    *groth16.Plan // where each stage of a partition runs (worker.go)
@@ -57,12 +60,36 @@ func (e *Engine) setupDevices(opt Options) error {
 	if e.cfg.GPUs.Required {
 		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
-	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err), "nvml_gpus", seen)
+	// A machine that shows no GPU (NVML saw none, no NVIDIA driver) and
+	// has no CUDA library file is expected to prove on the CPU: said at
+	// debug, not as a warning every process of a CPU host would print. A
+	// library file found or named (a path, not the loader's soname) that
+	// does not load is worth the warning anywhere.
+	reason := errString(err)
+	if seen > 0 || gpuPresent() || strings.ContainsRune(e.cfg.GPUs.CUDALib, filepath.Separator) {
+		e.log.Warn("no usable GPU; proving on the CPU backend", "reason", reason, "nvml_gpus", seen)
+	} else {
+		e.log.Debug("no GPU on this machine; proving on the CPU backend", "reason", reason)
+	}
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
 	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
-	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
+	e.devices = []*device{{name: "cpu", kind: "cpu", reason: reason, index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
 	return nil
+}
+
+// gpuPresent reports whether the NVIDIA driver shows a GPU on this
+// machine, for a host without NVML (the library): a GPU's device node
+// (/dev/nvidia0, ...; the control node /dev/nvidiactl alone is seen on
+// hosts without a GPU) or its entry under /proc/driver/nvidia/gpus. A
+// variable for tests.
+var gpuPresent = func() bool {
+	for _, pattern := range []string{"/dev/nvidia[0-9]*", "/proc/driver/nvidia/gpus/*"} {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // gpuPlan is a GPU's plan: the prep and the G2 MSM where gpus.device_prep
@@ -113,7 +140,7 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
-		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+		out = append(out, &device{name: be.Name(), kind: "gpu", model: g.Name, index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
 	}
 	if len(out) == 0 {

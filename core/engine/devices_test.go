@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -332,5 +335,42 @@ func TestSubgroupCheckErrorTakesDeviceOut(t *testing.T) {
 			}
 			e.Close()
 		}
+	}
+}
+
+// TestCPUFallbackSaysWhy: the CPU fallback's status carries the reason no
+// GPU proves; it is a warning only where a GPU is seen (NVML, or the
+// NVIDIA driver) or a CUDA library file was found and did not load, else
+// said at debug: a CPU host's every process (each test of make test)
+// printed it.
+func TestCPUFallbackSaysWhy(t *testing.T) {
+	saved := gpuPresent
+	t.Cleanup(func() { gpuPresent = saved })
+	for _, c := range []struct {
+		present bool
+		nvml    int
+		lib     string
+		warn    bool
+	}{{false, 0, "", false}, {false, 0, "libcuzk_cuda.so", false}, {true, 0, "", true}, {false, 1, "", true},
+		{false, 0, "/nowhere/libcuzk_cuda.so", true}} {
+		gpuPresent = func() bool { return c.present }
+		cfg := testConfig()
+		cfg.GPUs.CUDALib = c.lib
+		var log bytes.Buffer
+		opt := Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		if c.nvml > 0 {
+			opt.DiscoverGPUs = func() ([]backend.GPU, error) { return []backend.GPU{{Index: 0, Name: "NVIDIA H200"}}, nil }
+		}
+		e, err := New(cfg, opt)
+		require.NoError(t, err)
+		st := e.Status()
+		e.Close()
+		require.Len(t, st.Devices, 1)
+		require.Equal(t, "cpu", st.Devices[0].Kind)
+		require.NotEmpty(t, st.Devices[0].Reason, "the reason, from the CUDA library search")
+		if c.lib == "" {
+			require.Contains(t, st.Devices[0].Reason, "no CUDA library found")
+		}
+		require.Equal(t, c.warn, strings.Contains(log.String(), "level=WARN msg=\"no usable GPU; proving on the CPU backend\""), "%+v: %s", c, log.String())
 	}
 }

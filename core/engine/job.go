@@ -67,6 +67,12 @@ type Request struct {
 	// engine's workers, one at a time (progress.Serialised), and hold
 	// the worker: return quickly.
 	Progress progress.Func
+	// StageProgress, when set, is told as each stage of a partition's
+	// proof begins and ends (groth16.Report.SetProgress: stage "prove",
+	// Step the stage, Done of Total its expected cost in progress.Work),
+	// for a host that shows one partition's progress (cuzk prove). With
+	// several partitions in flight their events interleave.
+	StageProgress progress.Func
 }
 
 // JobState is a job's life-cycle state.

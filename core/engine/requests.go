@@ -44,6 +44,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 		return "", fmt.Errorf("%w: %q", ErrDuplicateID, id)
 	}
 	req.Progress = progress.Serialised(req.Progress)
+	req.StageProgress = progress.Serialised(req.StageProgress)
 	now := e.clock.Now()
 	j := &job{id: id, req: req, circuit: req.Circuit.ID, priority: req.Priority, index: -1, state: StateQueued, done: make(chan struct{}), submitted: now,
 		proofs: make([]params.Proof, len(req.Partitions)), reports: make([]PartitionReport, len(req.Partitions)),

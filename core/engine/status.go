@@ -75,6 +75,11 @@ func (j JobStatus) MarshalJSON() ([]byte, error) {
 type DeviceStatus struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
+	// Model is a GPU's name as its driver gives it ("NVIDIA H200").
+	Model string `json:"model,omitempty"`
+	// Reason says, for the CPU fallback, why no GPU proves: the CUDA
+	// library search's or the device's error.
+	Reason string `json:"reason,omitempty"`
 	// Index is what Placement (supraseal-c2's gpu_index) names the device
 	// by: the CUDA ordinal, or the position in Options.Devices; -1 for the
 	// CPU fallback, which cannot be pinned.
@@ -183,7 +188,7 @@ func (e *Engine) Status() Status {
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
-		ds := DeviceStatus{Name: d.name, Kind: d.kind, Index: d.index, Workers: d.workers,
+		ds := DeviceStatus{Name: d.name, Kind: d.kind, Model: d.model, Reason: d.reason, Index: d.index, Workers: d.workers,
 			Partitions: d.proved.Load(), Failed: d.failed.Load(), Pinned: len(d.q),
 			Healthy: true, LockHolder: int(d.lock.holder.Load()),
 			Acquisitions: d.lock.acquisitions.Load(), LockWait: time.Duration(d.lock.waitNs.Load()),

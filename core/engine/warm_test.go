@@ -160,7 +160,7 @@ func TestAdmissionCountsHeldParameters(t *testing.T) {
 	require.EqualValues(t, 40, a.room())
 	require.NoError(t, a.reserve(context.Background(), 30))
 	err := a.reserve(context.Background(), 50)
-	require.ErrorContains(t, err, "less the loaded parameters (60)")
+	require.ErrorContains(t, err, "less the loaded parameters (60 B)")
 	got := make(chan error, 1)
 	go func() { got <- a.reserve(context.Background(), 20) }() // 60 + 30 + 20 > 100: waits
 	select {

@@ -78,6 +78,9 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	}
 	rep = PartitionReport{Device: d.name, DeviceIndex: d.index, Worker: worker}
 	var stages groth16.Report
+	if j.req.StageProgress != nil {
+		stages.SetProgress(j.req.StageProgress)
+	}
 	msms, err := d.plan.Run(pk, t.asg, groth16.RunOptions{
 		Lock:     e.regionLock(d, worker, t, &rep),
 		Throttle: e.throttle,

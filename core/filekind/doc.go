@@ -18,7 +18,7 @@
 //
 // The header readers are the formats' own (r1cs.DecodeCircomHeader,
 // params.DecodeLayout, ...), so a 9 GiB parameter file is sniffed by
-// reading seven counts. The command line uses Sniff both to describe
-// files (cuzk info) and to say, when a reader fails, what the file it was
-// given is instead of what was expected.
+// reading seven counts. The command line uses Sniff to describe files
+// (cuzk info), and the command line and the library (Expect) to say, when
+// a reader fails, what the file it was given is and what it takes.
 package filekind

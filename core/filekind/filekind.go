@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -34,6 +36,7 @@ const (
 	SnarkjsPublic
 	SnarkjsZkey
 	Ptau
+	JSON // JSON of no shape above
 )
 
 var kindNames = [...]string{
@@ -50,13 +53,14 @@ var kindNames = [...]string{
 	SnarkjsPublic:       "snarkjs public inputs (public.json)",
 	SnarkjsZkey:         "a snarkjs proving key (.zkey, which cuzk does not read)",
 	Ptau:                "a powers-of-tau file (.ptau, which cuzk does not read)",
+	JSON:                "JSON of no kind cuzk knows",
 }
 
 var kindIDs = [...]string{
 	Unknown: "unknown", Empty: "empty", Params: "params", VerifyingKey: "vk", Proofs: "proofs",
 	CircomR1CS: "circom-r1cs", CircomWitness: "circom-wtns", CuzkCircuit: "cuzk-circuit",
 	SnarkjsVerifyingKey: "snarkjs-vk", SnarkjsProof: "snarkjs-proof", SnarkjsPublic: "snarkjs-public",
-	SnarkjsZkey: "snarkjs-zkey", Ptau: "ptau",
+	SnarkjsZkey: "snarkjs-zkey", Ptau: "ptau", JSON: "json",
 }
 
 // ID is the kind's short name for programs: "params", "circom-wtns", ...
@@ -97,7 +101,16 @@ type Info struct {
 	// Problems say why a file of its kind cannot be used as it is: a
 	// header that does not read, another curve or protocol.
 	Problems []string
+	// Head is the file's first bytes (at most HeadSize), which say what a
+	// file of no known kind is to a person who knows its magic number.
+	Head []byte
+	// Shape describes JSON of no known kind: "an object with keys "a",
+	// "b"", "an array of 2 numbers".
+	Shape string
 }
+
+// HeadSize is how many first bytes Info.Head keeps.
+const HeadSize = 16
 
 // Count returns the count named name.
 func (i Info) Count(name string) (int64, bool) {
@@ -123,13 +136,39 @@ func (i Info) String() string {
 	if i.Field != "" {
 		s += " over " + i.Field
 	}
-	if i.Kind == Unknown {
-		s += fmt.Sprintf(" (%d bytes)", i.Size)
+	switch i.Kind {
+	case Unknown:
+		s += fmt.Sprintf(" (%d bytes; first bytes % x", i.Size, i.Head)
+		if i.Size > int64(len(i.Head)) {
+			s += " …"
+		}
+		s += ")"
+	case JSON:
+		s += " (" + i.Shape + ")"
 	}
 	if len(i.Problems) > 0 {
 		s += " (" + strings.Join(i.Problems, "; ") + ")"
 	}
 	return s
+}
+
+// Key is the count's name for programs, snake_case: "aux_variables",
+// "inputs_with_one", "terms_in_a".
+func (c Count) Key() string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToLower(c.Name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			gap = false
+			continue
+		}
+		gap = true
+	}
+	return b.String()
 }
 
 // String writes the count as a phrase: "1285 values", "1 term in A".
@@ -170,7 +209,7 @@ const maxJSON = 512 << 20
 
 // Sniff tells what data is.
 func Sniff(data []byte) Info {
-	info := Info{Size: int64(len(data))}
+	info := Info{Size: int64(len(data)), Head: bytes.Clone(data[:min(len(data), HeadSize)])}
 	if len(data) == 0 {
 		info.Kind = Empty
 		return info
@@ -326,6 +365,11 @@ func sniffJSON(info *Info, data []byte) {
 	if len(data) > maxJSON {
 		return
 	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return // not JSON: the other kinds' tests go on
+	}
+	info.Kind, info.Shape = JSON, shapeOf(v)
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(data, &obj) == nil {
 		var head struct {
@@ -339,8 +383,9 @@ func sniffJSON(info *Info, data []byte) {
 		_, piA := obj["pi_a"]
 		switch {
 		case piA || head.Protocol != "" && head.NPublic == nil:
-			info.Kind = SnarkjsProof
+			info.Kind, info.Shape = SnarkjsProof, ""
 		case head.NPublic != nil:
+			info.Shape = ""
 			info.Kind = SnarkjsVerifyingKey
 			info.Counts = []Count{{"public inputs", *head.NPublic}}
 		default:
@@ -358,6 +403,60 @@ func sniffJSON(info *Info, data []byte) {
 			return
 		}
 	}
-	info.Kind = SnarkjsPublic
+	info.Kind, info.Shape = SnarkjsPublic, ""
 	info.Counts = []Count{{"public inputs", int64(len(arr))}}
+}
+
+// shapeOf describes a JSON value: "an object with keys "a", "b"", "an
+// array of 2 numbers", "a string".
+func shapeOf(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return "an empty object"
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, strconv.Quote(k))
+		}
+		sort.Strings(keys)
+		if len(keys) > 6 {
+			keys = append(keys[:6], "…")
+		}
+		return "an object with keys " + strings.Join(keys, ", ")
+	case []any:
+		if len(x) == 0 {
+			return "an empty array"
+		}
+		elem := ""
+		for _, e := range x {
+			n := noun(e)
+			if elem != "" && n != elem {
+				return fmt.Sprintf("an array of %d values of mixed types", len(x))
+			}
+			elem = n
+		}
+		if len(x) == 1 {
+			return "an array of one " + strings.TrimSuffix(elem, "s")
+		}
+		return fmt.Sprintf("an array of %d %s", len(x), elem)
+	}
+	return "a single " + strings.TrimSuffix(noun(v), "s")
+}
+
+// noun names a JSON value's type in the plural: "numbers", "objects".
+func noun(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "objects"
+	case []any:
+		return "arrays"
+	case string:
+		return "strings"
+	case float64:
+		return "numbers"
+	case bool:
+		return "booleans"
+	}
+	return "nulls"
 }

@@ -67,8 +67,8 @@ func TestSniffEveryKind(t *testing.T) {
 		{"zkey", []byte("zkey\x01\x00\x00\x00\x0a\x00\x00\x00"), filekind.SnarkjsZkey, nil, nil},
 		{"ptau", []byte("ptau\x01\x00\x00\x00\x0b\x00\x00\x00"), filekind.Ptau, nil, nil},
 		{"text", []byte("[srs]\nskip_subgroup_check = true\n"), filekind.Unknown, nil, nil},
-		{"json object", []byte(`{"a": 1}`), filekind.Unknown, nil, nil},
-		{"json numbers", []byte(`[1, 2]`), filekind.Unknown, nil, nil},
+		{"json object", []byte(`{"a": 1}`), filekind.JSON, nil, nil},
+		{"json numbers", []byte(`[1, 2]`), filekind.JSON, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			info := filekind.Sniff(c.data)
@@ -87,7 +87,7 @@ func TestSniffEveryKind(t *testing.T) {
 			if c.points != nil {
 				require.Equal(t, c.points, got)
 			}
-			if c.kind != filekind.Unknown && c.kind != filekind.Empty && c.kind != filekind.SnarkjsZkey && c.kind != filekind.Ptau && c.kind != filekind.SnarkjsPublic {
+			if c.kind != filekind.Unknown && c.kind != filekind.Empty && c.kind != filekind.SnarkjsZkey && c.kind != filekind.Ptau && c.kind != filekind.SnarkjsPublic && c.kind != filekind.JSON {
 				require.Equal(t, "BLS12-381", info.Field)
 			}
 		})

@@ -37,15 +37,27 @@ func TestProgress(t *testing.T) {
 	_, rep, err := Prove(pk, cs, w, Options{Progress: func(e progress.Event) { prove = append(prove, e) }})
 	require.NoError(t, err)
 	// each stage of the report (but "other", the remainder) begun then
-	// ended: Done counts the stages ended before each event
+	// ended: Done is the expected cost of the stages ended before each
+	// event, a stage weighing its points (G2 points 290/127 of G1's) or
+	// its domain rows, Total the whole proof's
+	n := int64(len(pk.H) + 1)
+	cost := map[string]int64{StageMatVec: n, StageFFT: 16 * n, StageMSMH: 127 * int64(len(pk.H)), StageMSML: 127 * int64(len(pk.L)),
+		StageMSMA: 127 * int64(len(pk.A)), StageMSMB1: 127 * int64(len(pk.BG1)), StageMSMB2: 290 * int64(len(pk.BG2))}
+	var total int64
+	for _, c := range cost {
+		total += c
+	}
 	var want []progress.Event
-	for i, s := range rep.Stages {
+	var done int64
+	for _, s := range rep.Stages {
 		if s.Name == StageOther {
 			continue
 		}
-		want = append(want, progress.Event{Stage: StageProve, Step: s.Name, Done: int64(i), Total: 7, Unit: progress.Stages},
-			progress.Event{Stage: StageProve, Step: s.Name, Done: int64(i + 1), Total: 7, Unit: progress.Stages})
+		want = append(want, progress.Event{Stage: StageProve, Step: s.Name, Done: done, Total: total, Unit: progress.Work})
+		done += cost[s.Name]
+		want = append(want, progress.Event{Stage: StageProve, Step: s.Name, Done: done, Total: total, Unit: progress.Work})
 	}
 	require.Len(t, want, 14)
 	require.Equal(t, want, prove)
+	require.True(t, prove[len(prove)-1].Final())
 }

@@ -68,6 +68,9 @@ func (noThrottle) Lower() {}
 // It may overwrite asg.A, B and C.
 func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *Report) (*MSMResults, error) {
 	lock, th := opt.Lock, opt.Throttle
+	if rep.progress != nil && rep.costs == nil {
+		rep.expect(pk, false)
+	}
 	if lock == nil {
 		lock = noLock{}
 	}

@@ -34,16 +34,33 @@ type CPUChecker struct {
 
 // CheckSubgroupG1 implements SubgroupChecker.
 func (c CPUChecker) CheckSubgroupG1(points []bls.G1Affine) (int, error) {
-	return firstFailing(len(points), c.NbTasks, func(i int) bool { return points[i].IsInSubGroup() }), nil
+	return c.checkG1(points, nil), nil
 }
 
 // CheckSubgroupG2 implements SubgroupChecker.
 func (c CPUChecker) CheckSubgroupG2(points []bls.G2Affine) (int, error) {
-	return firstFailing(len(points), c.NbTasks, func(i int) bool { return points[i].IsInSubGroup() }), nil
+	return c.checkG2(points, nil), nil
 }
 
-// firstFailing returns the lowest i in [0, n) with !ok(i), or -1.
-func firstFailing(n, nbTasks int, ok func(i int) bool) int {
+func (c CPUChecker) checkG1(points []bls.G1Affine, done func(int)) int {
+	return firstFailing(len(points), c.NbTasks, func(i int) bool { return points[i].IsInSubGroup() }, done)
+}
+
+func (c CPUChecker) checkG2(points []bls.G2Affine, done func(int)) int {
+	return firstFailing(len(points), c.NbTasks, func(i int) bool { return points[i].IsInSubGroup() }, done)
+}
+
+// cpuBlock is how many points a goroutine of the CPU check tells of at a
+// time: ~50 ms of one core for G1 points (~48 µs each), so that progress
+// moves as the work is done. A 2^18-point chunk's single report once left
+// a 2^18-parameter load's first check at "9/1.22M points" for 18 s on 2
+// cores, then jumping by 262k.
+const cpuBlock = 1024
+
+// firstFailing returns the lowest i in [0, n) with !ok(i), or -1; done,
+// when set, is told of each block of points checked as it ends (from the
+// goroutines, at once).
+func firstFailing(n, nbTasks int, ok func(i int) bool, done func(int)) int {
 	if nbTasks <= 0 {
 		nbTasks = runtime.GOMAXPROCS(0)
 	}
@@ -56,6 +73,12 @@ func firstFailing(n, nbTasks int, ok func(i int) bool) int {
 				bad[t] = i
 				return
 			}
+			if done != nil && (i-from+1)%cpuBlock == 0 {
+				done(cpuBlock)
+			}
+		}
+		if done != nil && (to-from)%cpuBlock != 0 {
+			done((to - from) % cpuBlock)
 		}
 	})
 	for _, b := range bad {
@@ -217,7 +240,7 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool, fill bool) error
 	if fill {
 		return nil // vouched for, and nothing to keep
 	}
-	_, onCPU := sc.c.(CPUChecker)
+	cpu, onCPU := sc.c.(CPUChecker)
 	// A device checker gets each query whole: it uploads the very slices
 	// the MSMs later use, once, and they stay resident for them (a chunk
 	// would be a second, separate upload). The verifying key's few points
@@ -236,9 +259,15 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool, fill bool) error
 		to := min(from+chunk, s.len())
 		var bad int
 		var err error
-		if s.g1 != nil {
+		switch {
+		case onCPU && s.g1 != nil:
+			// reported block by block, as the goroutines finish them
+			bad = cpu.checkG1(s.g1[from:to], sc.report)
+		case onCPU:
+			bad = cpu.checkG2(s.g2[from:to], sc.report)
+		case s.g1 != nil:
 			bad, err = checker.CheckSubgroupG1(s.g1[from:to])
-		} else {
+		default:
 			bad, err = checker.CheckSubgroupG2(s.g2[from:to])
 		}
 		if err != nil {
@@ -247,7 +276,9 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool, fill bool) error
 		if bad >= 0 {
 			return notInGroup(s, from+bad)
 		}
-		sc.report(to - from)
+		if !onCPU {
+			sc.report(to - from)
+		}
 	}
 	return nil
 }

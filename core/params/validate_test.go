@@ -290,3 +290,34 @@ func sha256Of(parts ...[]byte) []byte {
 	}
 	return h.Sum(nil)
 }
+
+// TestCPUCheckReportsPerBlock: the CPU check tells of its points as its
+// goroutines finish each block of cpuBlock, not once a chunk of checkChunk
+// was handed out: every report moves by at most a block a goroutine, the
+// last is the whole key, and a chunk's points arrive in many reports.
+func TestCPUCheckReportsPerBlock(t *testing.T) {
+	pk := &ProvingKey{}
+	_, _, g1, g2 := bls.Generators()
+	pk.Alpha1, pk.Beta1, pk.Delta1 = g1, g1, g1
+	pk.Beta2, pk.Gamma2, pk.Delta2 = g2, g2, g2
+	pk.H = make([]bls.G1Affine, 5*cpuBlock+7)
+	for i := range pk.H {
+		pk.H[i] = g1
+	}
+	const tasks = 2
+	var reports []int64
+	err := CheckSubgroups(pk, CPUChecker{NbTasks: tasks}, progress.Serialised(func(e progress.Event) {
+		reports = append(reports, e.Done)
+	}))
+	require.NoError(t, err)
+	total := int64(len(pk.H) + 6)
+	require.Equal(t, total, reports[len(reports)-1])
+	var prev int64
+	for _, d := range reports {
+		require.LessOrEqual(t, d-prev, int64(tasks*cpuBlock), "a report covers at most a block a goroutine")
+		prev = d
+	}
+	// the vk's six points, then h's 5127 in blocks of 1024 over two
+	// goroutines: at least five reports for h
+	require.GreaterOrEqual(t, len(reports), 6+5)
+}

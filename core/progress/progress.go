@@ -22,6 +22,10 @@ const (
 	Stages     = "stages"
 	Partitions = "partitions"
 	Proofs     = "proofs"
+	// Work counts a stage's expected cost in its reporter's own units
+	// (a proof weighs its stages by a cost model): only the share done
+	// means anything, and the rate at which it grows.
+	Work = "work"
 )
 
 // Event is one report: Done of Total units of Stage are done.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/cuzk/cuzk/core/filekind"
 	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/progress"
@@ -78,15 +79,32 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	return opt
 }
 
-// readKey loads a parameter file with opt, logging how it was validated;
-// it returns the key and the file's stamp when it was opened.
-func (s *Service) readKey(path string, opt params.Options) (*params.ProvingKey, fileio.Stamp, error) {
+// What the library's file readers take, named by the C call that reads:
+// a reader's failure on a file of another kind says what the file is
+// (filekind.Expect), as the command line's flags do.
+var (
+	loadParamsIn = filekind.Expect{Name: "cuzk_load_params", Kinds: []filekind.Kind{filekind.Params}}
+	createSRSIn  = filekind.Expect{Name: "create_SRS", Kinds: []filekind.Kind{filekind.Params}}
+	circuitIn    = filekind.Expect{Name: "cuzk_register_circuit", Kinds: []filekind.Kind{filekind.CircomR1CS, filekind.CuzkCircuit}}
+)
+
+// badFile is a reader's error on path, explained by in (filekind), as a
+// status: the reader's own classification, or BadFile.
+func badFile(in filekind.Expect, path string, err error) error {
+	explained := in.Explain(path, err)
+	if CodeOf(err) == InvalidArgument {
+		return &Error{Code: BadFile, Err: explained}
+	}
+	return &Error{Code: CodeOf(err), Err: explained}
+}
+
+// readKey loads a parameter file with opt for the call in, logging how it
+// was validated; it returns the key and the file's stamp when it was
+// opened.
+func (s *Service) readKey(in filekind.Expect, path string, opt params.Options) (*params.ProvingKey, fileio.Stamp, error) {
 	pk, info, err := params.ReadProvingKeyInfo(path, opt)
 	if err != nil {
-		if CodeOf(err) == InvalidArgument {
-			return nil, fileio.Stamp{}, &Error{Code: BadFile, Err: err}
-		}
-		return nil, fileio.Stamp{}, err
+		return nil, fileio.Stamp{}, badFile(in, path, err)
 	}
 	s.log.Info("cuzk: parameters loaded", "path", path, "validation", string(info.Validation),
 		"decode", info.Decode.Round(time.Millisecond), "check", info.Check.Round(time.Millisecond))

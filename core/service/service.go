@@ -241,7 +241,7 @@ func (s *Service) LoadParams(id, path string, trusted bool) error {
 	if id == "" {
 		return errorf(InvalidArgument, "cuzk: empty circuit id")
 	}
-	pk, _, err := s.readKey(path, s.loadOptions(path, trusted))
+	pk, _, err := s.readKey(loadParamsIn, path, s.loadOptions(path, trusted))
 	if err != nil {
 		return err
 	}
@@ -494,10 +494,10 @@ func (s *Service) Verify(id string, proofBytes []byte, public [][]fr.Element) er
 // errors for the ABI.
 func ReadCircuit(path string) (*r1cs.R1CS, error) {
 	cs, err := r1cs.Open(path)
-	if err != nil && CodeOf(err) == InvalidArgument {
-		return nil, &Error{Code: BadFile, Err: err}
+	if err != nil {
+		return nil, badFile(circuitIn, path, err)
 	}
-	return cs, err
+	return cs, nil
 }
 
 // CSR is one matrix from the C ABI: coefficients as 32-byte elements.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -206,4 +207,37 @@ func TestLogLevelFollowsConfiguration(t *testing.T) {
 	require.NotContains(t, buf.String(), "now hidden")
 	require.NoError(t, s.Configure(""))
 	require.Equal(t, slog.LevelInfo, level.Level(), "the default configuration's level")
+}
+
+// TestReadersSayWhatAFileIs: the library's readers, given a file of
+// another kind, say what it is and what the call takes (the C ABI,
+// Python and Rust get the message with BadFile); a file of no known kind
+// by its first bytes.
+func TestReadersSayWhatAFileIs(t *testing.T) {
+	dir, cs, ws := fixture(t)
+	wtns := filepath.Join(dir, "w.wtns")
+	require.NoError(t, os.WriteFile(wtns, r1cs.EncodeCircomWitness(ws[0]), 0o644))
+	random := filepath.Join(dir, "random.bin")
+	require.NoError(t, os.WriteFile(random, bytes.Repeat([]byte{0xa5}, 300), 0o644))
+	s := New(nil, config.CUDASearch{})
+	defer s.Close()
+
+	err := s.LoadParams("c", wtns, false)
+	require.Equal(t, BadFile, CodeOf(err))
+	require.Contains(t, err.Error(), "cuzk_load_params: "+wtns+" is a circom witness (.wtns) with "+fmt.Sprint(cs.NumVars())+" values")
+	require.Contains(t, err.Error(), "cuzk_load_params takes a parameter file (bellperson .params)")
+
+	_, err = s.OpenSRS(random, false)
+	require.Equal(t, BadFile, CodeOf(err))
+	require.Contains(t, err.Error(), "create_SRS: "+random+" is a file of no kind cuzk knows (300 bytes; first bytes a5 a5")
+
+	err = s.RegisterCircuit("c", filepath.Join(dir, "c.params"))
+	require.Equal(t, BadFile, CodeOf(err))
+	require.Contains(t, err.Error(), "is a parameter file (bellperson .params)")
+	require.Contains(t, err.Error(), "cuzk_register_circuit takes a circom circuit (.r1cs) or a cuzk circuit file")
+
+	// a missing file stays NotFound, named
+	err = s.LoadParams("c", filepath.Join(dir, "none.params"), false)
+	require.Equal(t, NotFound, CodeOf(err))
+	require.Contains(t, err.Error(), "none.params")
 }

@@ -49,7 +49,7 @@ func (s *Service) OpenSRS(path string, cache bool) (*SRS, error) {
 	// during the read makes the next open reload rather than serve what
 	// was read, and a path that named another file meanwhile (a symlink
 	// flipped) cannot pair that file's stamp with these points.
-	pk, stamp, err := s.readKey(path, s.loadOptions(path, false))
+	pk, stamp, err := s.readKey(createSRSIn, path, s.loadOptions(path, false))
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func FormatPublic(public []fr.Element) ([]byte, error) {
 func ParsePublic(data []byte) ([]fr.Element, error) {
 	var s []string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("public inputs: want a JSON array of decimal strings: %w", err)
+		return nil, fmt.Errorf("public inputs: want a JSON array of decimal strings: %w", jsonError(err))
 	}
 	out := make([]fr.Element, len(s))
 	for i, v := range s {
@@ -128,7 +128,7 @@ func checkKind(what, protocol, curve string) error {
 func ParseVerifyingKey(data []byte) (*params.VerifyingKey, error) {
 	var in VerificationKey
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("snarkjs: verifying key: %w", err)
+		return nil, fmt.Errorf("snarkjs: verifying key: %w", jsonError(err))
 	}
 	if err := checkKind("verifying key", in.Protocol, in.Curve); err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func ParseVerifyingKey(data []byte) (*params.VerifyingKey, error) {
 func ParseProof(data []byte) (*params.Proof, error) {
 	var in Proof
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("snarkjs: proof: %w", err)
+		return nil, fmt.Errorf("snarkjs: proof: %w", jsonError(err))
 	}
 	if err := checkKind("proof", in.Protocol, in.Curve); err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // Total returns the bytes this process may use on this machine.
@@ -170,7 +172,7 @@ var ErrTooSmall = errors.New("sysmem: the safety margin is at least the memory a
 // Budget is total less margin.
 func Budget(total, margin uint64) (uint64, error) {
 	if margin >= total {
-		return 0, fmt.Errorf("%w (%d bytes, margin %d)", ErrTooSmall, total, margin)
+		return 0, fmt.Errorf("%w (%s, margin %s)", ErrTooSmall, units.Bytes(total), units.Bytes(margin))
 	}
 	return total - margin, nil
 }

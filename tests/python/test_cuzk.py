@@ -86,6 +86,9 @@ class ProverTest(unittest.TestCase):
         with self.assertRaises(cuzk.BadFileError) as cm:
             self.p.load_params("x", os.path.join(WORK, "c.r1cs"))
         self.assertEqual(cm.exception.code, cuzk.BAD_FILE)
+        # the message says what the file is and what the call takes
+        self.assertIn("c.r1cs is a circom circuit (.r1cs)", cm.exception.message)
+        self.assertIn("takes a parameter file (bellperson .params)", cm.exception.message)
         with self.p.submit("c", [(self.inputs, self.aux)] * 8) as job:
             with self.assertRaises(cuzk.DeadlineError) as cm:
                 job.wait(timeout_ms=1)

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // The device-memory plan under gpus.max_device_memory: which point sets
@@ -158,7 +159,7 @@ func (p memPlan) check(n int) error {
 	if need := p.streamedNeed(n); need > p.cap {
 		return fmt.Errorf("%w: a partition of %d rows needs at least %s of device memory with every point set streamed "+
 			"(its vectors and an MSM's scratch %s, stream buffers %s), and gpus.max_device_memory is %s",
-			backend.ErrDeviceMemory, n, gib(need), gib(need-p.streamBuffers(n)), gib(p.streamBuffers(n)), gib(p.cap))
+			backend.ErrDeviceMemory, n, units.Bytes(need), units.Bytes(need-p.streamBuffers(n)), units.Bytes(p.streamBuffers(n)), units.Bytes(p.cap))
 	}
 	return nil
 }
@@ -168,8 +169,6 @@ func (p memPlan) check(n int) error {
 func (p memPlan) residentFits(used, size uint64, n int) bool {
 	return p.cap == 0 || used+size+p.reserve(n) <= p.cap
 }
-
-func gib(b uint64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 
 // rowsFor is the domain of a partition whose largest point set has
 // points points, when the engine has not said (the next power of two).

@@ -306,8 +306,8 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, p24.check(1<<27))
 	err := p16.check(1 << 27)
 	require.ErrorIs(t, err, backend.ErrDeviceMemory)
-	require.ErrorContains(t, err, "134217728 rows needs at least 21.40 GiB")
-	require.ErrorContains(t, err, "gpus.max_device_memory is 16.00 GiB")
+	require.ErrorContains(t, err, "134217728 rows needs at least 21.4 GiB")
+	require.ErrorContains(t, err, "gpus.max_device_memory is 16 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// 2^26 under 24 GiB (the library given 23), the counts measured on the
 	// H200 (2026-12-01, 06f14ed): L

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"sort"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/cuzk/cuzk/core/backend/nvml"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
@@ -23,42 +21,36 @@ import (
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 func runBench(args []string, stdout io.Writer) error {
 	runStart := time.Now()
-	fs := flags("bench")
+	c := command("bench")
+	fs := c.fs
 	spec := synthetic.Spec{Constraints: 1 << 14, DenseFraction: 0.1}
 	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows per partition of the synthetic PoRep-shaped circuit")
 	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints; the rest are bit decompositions")
 	parts := fs.Int("partitions", 4, "partitions per proof")
 	proofs := fs.Int("proofs", 8, "proofs to run")
 	conc := fs.Int("concurrency", 1, "proofs in flight at once")
-	cfgPath := fs.String("config", "", "engine configuration (TOML or JSON); defaults otherwise")
-	circuit := fs.String("r1cs", "", "prove this circuit instead of the synthetic one (with --wtns and --params)")
-	wtns := fs.String("wtns", "", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
-	pkPath := fs.String("params", "", "parameters for --r1cs")
+	c.withConfig("engine configuration (TOML or JSON); defaults otherwise")
+	circuit := c.input("r1cs", "prove this circuit instead of the synthetic one (with --wtns and --params)")
+	wtns := c.inputList("wtns", "witness(es) for --r1cs, comma-separated, used round-robin over partitions")
+	pkPath := c.input("params", "parameters for --r1cs")
 	trusted := fs.Bool("trusted-params", false, trustedHelp)
 	baseline := fs.Bool("baseline", false, "also prove the same partitions one by one with the prover core alone, and print the ratio")
 	waterfall := fs.Bool("waterfall", false, "print each partition's timeline")
-	cache := fs.String("cache", defaultCache(), "directory of the parameter cache (the synthetic circuit's setup, reused)")
-	cacheMax := fs.String("cache-max", "", cacheMaxHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
-	if err := parse(fs, args); err != nil {
+	c.withCache("directory of the parameter cache (the synthetic circuit's setup, reused)")
+	c.withQuiet()
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
 	if *parts < 1 || *proofs < 1 || *conc < 1 {
 		return inputErr(fmt.Errorf("--partitions, --proofs and --concurrency must be at least 1"))
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
-		return err
-	}
-	pc, m, stdout, err := openRun(*cache, *cacheMax, progressOut, stdout, *quiet)
-	if err != nil {
-		return err
-	}
-	defer m.close()
+	cfg, pc, m, stdout := c.cfg, c.pc, c.m, c.stdout
 
 	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, stdout)
 	if err != nil {
@@ -82,23 +74,19 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	cudaSearch().Resolve(&cfg)
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: benchLogger(stdout, cfg.Logging)})
+	e, err := c.startEngine()
 	if err != nil {
-		return inputErr(err)
+		return err
 	}
 	defer e.Close()
-	// as the library's loads do: the key goes up before the first proof
-	if err := e.WarmKey(pk); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: parameters not made resident ahead: %v\n", err)
-	}
+	warmKey(m, e, pk)
 	if cfg.Metrics.Listen != "" {
 		addr, stop, err := service.ServeEngine(cfg.Metrics, e, version, nil)
 		if err != nil {
 			return inputErr(err)
 		}
 		defer stop()
-		fmt.Fprintf(stdout, "bench: serving /metrics and /status on http://%s\n", addr)
+		m.warnf("cuzk bench: serving /metrics and /status on http://%s\n", addr)
 	}
 
 	fmt.Fprintf(stdout, "bench: %d proofs × %d partitions of %d constraints (domain 2^%d, %d aux), concurrency %d, %d core(s)\n",
@@ -183,20 +171,14 @@ func runBench(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "ratio pipeline/baseline: %.3f; without the engine's verification (~%.3f s/proof): %.3f\n",
 			wall.Seconds()/bw.Seconds(), verify.Seconds()/float64(*proofs), (wall-verify).Seconds()/bw.Seconds())
 	}
-	m.close()
-	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", roundDuration(time.Since(runStart)))
+	c.close()
+	fmt.Fprintf(stdout, "\nthe run, by stage (%v):\n", units.Duration(time.Since(runStart)))
 	printTimes(stdout, m.times, time.Since(runStart))
 	fmt.Fprintf(stdout, "verified %d/%d proofs\n", verified, *proofs)
 	if verified != *proofs {
 		return fmt.Errorf("%d of %d proofs failed verification", *proofs-verified, *proofs)
 	}
 	return nil
-}
-
-// benchLogger reports the engine's device choice (GPU or CPU fall-back,
-// and each device's plan at info, logging.level's default).
-func benchLogger(w io.Writer, l config.Logging) *slog.Logger {
-	return slog.New(l.Handler(w, &slog.HandlerOptions{Level: l.SlogLevel()}))
 }
 
 // benchInputs loads a given circuit or generates the synthetic one with one
@@ -252,7 +234,7 @@ func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fmt.Fprintf(out, "%s, in %v\n", got.describe(), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(out, "%s, in %s\n", got.describe(), units.Duration(time.Since(t0)))
 	return cs, pk, ws, nil
 }
 
@@ -277,7 +259,7 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func printBench(w io.Writer, wall time.Duration, proofs int, reports []engine.PartitionReport, st engine.Status) {
-	fmt.Fprintf(w, "\nthroughput: %.3f s/proof (%v for %d proofs)\n\n", wall.Seconds()/float64(proofs), wall.Round(time.Millisecond), proofs)
+	fmt.Fprintf(w, "\nthroughput: %.3f s/proof (%s for %d proofs)\n\n", wall.Seconds()/float64(proofs), units.Duration(wall), proofs)
 	by := map[string][]time.Duration{}
 	var order []string
 	add := func(name string, d time.Duration) {
@@ -300,20 +282,20 @@ func printBench(w io.Writer, wall time.Duration, proofs int, reports []engine.Pa
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "stage (per partition)\tmedian\t")
 	for _, name := range order {
-		fmt.Fprintf(tw, "%s\t%v\t\n", name, median(by[name]).Round(10*time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%s\t\n", name, units.Duration(median(by[name])))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	for _, d := range st.Devices {
 		fmt.Fprintf(w, "device %s (%s, %d workers): utilisation %.1f%%, %d lock acquisitions, lock wait %v total\n",
-			d.Name, d.Kind, d.Workers, 100*d.Utilisation, d.Acquisitions, d.LockWait.Round(time.Millisecond))
+			d.Name, d.Kind, d.Workers, 100*d.Utilisation, d.Acquisitions, units.Duration(d.LockWait))
 	}
 	m := st.Memory
 	fmt.Fprintf(w, "memory: peak reserved %s of budget %s; pool %s pooled, %d allocs, %d reuses, %d frees (max %d at once)\n",
-		config.Size(m.Peak), config.Size(m.Budget), config.Size(m.Pool.Pooled), m.Pool.Allocs, m.Pool.Reuses, m.Pool.Frees, m.Pool.MaxConcurrent)
-	fmt.Fprintf(w, "throttle: %d yields, %v throttled\n", st.Throttle.Yields, st.Throttle.Throttled.Round(time.Millisecond))
+		units.Bytes(m.Peak), units.Bytes(m.Budget), units.Bytes(m.Pool.Pooled), m.Pool.Allocs, m.Pool.Reuses, m.Pool.Frees, m.Pool.MaxConcurrent)
+	fmt.Fprintf(w, "throttle: %d yields, %v throttled\n", st.Throttle.Yields, units.Duration(st.Throttle.Throttled))
 	if rss, err := peakRSS(); err == nil {
-		fmt.Fprintf(w, "peak RSS: %s\n", config.Size(rss))
+		fmt.Fprintf(w, "peak RSS: %s\n", units.Bytes(rss))
 	}
 }
 
@@ -348,7 +330,7 @@ func printWaterfall(w io.Writer, reports []engine.PartitionReport, start time.Ti
 	const width = 80
 	col := func(t time.Time) int { return min(width-1, max(0, int(float64(t.Sub(start))/float64(span)*width))) }
 	sort.Slice(reports, func(i, j int) bool { return reports[i].Timeline.Queued.Before(reports[j].Timeline.Queued) })
-	fmt.Fprintf(w, "\nwaterfall (%v across; s synthesis, . wait, L device region under the interlock, g G2 + epilogue)\n", span.Round(time.Millisecond))
+	fmt.Fprintf(w, "\nwaterfall (%s across; s synthesis, . wait, L device region under the interlock, g G2 + epilogue)\n", units.Duration(span))
 	for i, r := range reports {
 		tl := r.Timeline
 		line := []byte(strings.Repeat(" ", width))

@@ -18,6 +18,7 @@ import (
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // The parameter cache of demo and bench: the development setup of each
@@ -65,18 +66,6 @@ type paramCache struct {
 
 // openCache returns the cache in dir with the bound flag gives, else the
 // environment's, else the default.
-// openRun opens the parameter cache and the progress meter of a demo or
-// bench run; stdout is wrapped so that its lines and the live progress
-// line do not mix. Close the meter when the run ends.
-func openRun(dir, maxFlag string, progressOut, stdout io.Writer, quiet bool) (*paramCache, *meter, io.Writer, error) {
-	pc, err := openCache(dir, maxFlag)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	m := newMeter(progressOut, quiet)
-	return pc, m, m.writer(stdout), nil
-}
-
 func openCache(dir, flag string) (*paramCache, error) {
 	c := &paramCache{dir: dir, max: defaultCacheMax}
 	src, s := "--cache-max", flag
@@ -263,23 +252,20 @@ func runCache(args []string, stdout io.Writer) error {
 	}
 	sub := args[0]
 	if sub == "-h" || sub == "--help" || sub == "help" {
-		usage(progressOut)
+		usage(stdout)
 		return nil
 	}
 	if sub != "list" && sub != "clear" {
 		usage(progressOut)
 		return inputErr(fmt.Errorf("unknown cache command %q", sub))
 	}
-	set := flags("cache " + sub)
-	dir := set.String("cache", defaultCache(), "the cache's directory")
-	maxFlag := set.String("cache-max", "", cacheMaxHelp)
-	if err := parse(set, args[1:]); err != nil {
+	inv := command("cache " + sub)
+	inv.withCache("the cache's directory")
+	defer inv.close()
+	if err := inv.start(args[1:], stdout); err != nil {
 		return err
 	}
-	c, err := openCache(*dir, *maxFlag)
-	if err != nil {
-		return err
-	}
+	c, stdout := inv.pc, inv.stdout
 	es, err := c.entries()
 	if err != nil {
 		return inputErr(err)
@@ -298,7 +284,7 @@ func runCache(args []string, stdout io.Writer) error {
 		for _, t := range temps {
 			os.Remove(t)
 		}
-		fmt.Fprintf(stdout, "removed %d cached parameter files (%s) from %s\n", len(es), human(total), c.dir)
+		fmt.Fprintf(stdout, "removed %d cached parameter files (%s) from %s\n", len(es), units.Bytes(uint64(total)), c.dir)
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s: %d cached parameter files, %s of %s\n", c.dir, len(es), qty(total, "bytes"), qty(c.max, "bytes"))

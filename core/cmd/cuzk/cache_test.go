@@ -123,7 +123,7 @@ func TestCacheCommand(t *testing.T) {
 	code, out, errs := cli(t, "cache", "list", "--cache-max", "3GiB")
 	require.Equal(t, 0, code, errs)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	require.Equal(t, dir+": 2 cached parameter files, "+qty(total, "bytes")+" of 3GiB", lines[0])
+	require.Equal(t, dir+": 2 cached parameter files, "+qty(total, "bytes")+" of 3 GiB", lines[0])
 	require.Regexp(t, `^last used +size +public inputs +aux variables +domain +file$`, lines[1])
 	require.Regexp(t, `  2\^9  +circuit-[0-9a-f]{16}\.params$`, lines[2], "the 512-constraint circuit, used first")
 	require.Regexp(t, `  2\^8  +circuit-[0-9a-f]{16}\.params$`, lines[3])
@@ -145,13 +145,13 @@ func TestCacheCommand(t *testing.T) {
 	require.ElementsMatch(t, []string{"validated-params.json", "mine.txt"}, kept)
 	code, out, _ = cli(t, "cache", "list")
 	require.Equal(t, 0, code)
-	require.Equal(t, dir+": 0 cached parameter files, 0B of 16GiB\n", out)
+	require.Equal(t, dir+": 0 cached parameter files, 0 B of 16 GiB\n", out)
 
 	for _, args := range [][]string{{"cache"}, {"cache", "frob"}, {"cache", "list", "extra"}} {
 		code, _, _ := cli(t, args...)
 		require.Equal(t, exitBadInput, code, "%v", args)
 	}
-	code, _, errs = cli(t, "cache", "-h")
+	code, out, _ = cli(t, "cache", "-h")
 	require.Equal(t, 0, code)
-	require.Contains(t, errs, "usage: cuzk cache list|clear")
+	require.Contains(t, out, "usage: cuzk cache list|clear", "help asked for, on stdout")
 }

@@ -32,25 +32,25 @@ type assignmentMeta struct {
 	Files        []string `json:"files"`
 }
 
+// dumpFiles are the files dump-assignment writes, in its order.
+var dumpFiles = []string{"a.bin", "b.bin", "c.bin", "inputs.bin", "aux.bin", "a_aux_density.bin", "b_inp_density.bin", "b_aux_density.bin", "assignment.json"}
+
 func runDump(args []string, stdout io.Writer) error {
-	fs := flags("dump-assignment")
-	pkPath := fs.String("params", "", "parameter file (its section counts checked against the circuit)")
-	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
-	wtns := fs.String("wtns", "", "witness (circom .wtns)")
-	dir := fs.String("out", "", "directory to write")
-	fs.Bool("trusted-params", false, "accepted and ignored: only the parameter file's section counts are read")
-	cfgPath := fs.String("config", "", configHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
-	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
-		return err
-	}
+	c := command("dump-assignment")
+	pkPath := c.input("params", "parameter file (its section counts checked against the circuit)")
+	circuit := c.input("r1cs", "circuit (circom .r1cs or cuzk format)")
+	wtns := c.input("wtns", "witness (circom .wtns)")
+	dir := c.outputDir("out", "directory to write", dumpFiles...)
+	c.fs.Bool("trusted-params", false, "accepted and ignored: only the parameter file's section counts are read")
 	// The configuration is read for its errors only: nothing here uses it.
-	if _, err := loadConfig(*cfgPath); err != nil {
+	c.withConfig(configHelp)
+	c.withQuiet()
+	c.require("params", "r1cs", "wtns", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
-	m := newMeter(progressOut, *quiet)
-	defer m.close()
-	stdout = m.writer(stdout)
+	m, stdout := c.m, c.stdout
 	// The assignment needs the key's shape only: the circuit is checked
 	// against the file's section counts, no point decoded (a 2^27-domain
 	// key is ~71 GB).
@@ -70,8 +70,8 @@ func runDump(args []string, stdout io.Writer) error {
 		return inputErr(err)
 	}
 	n := cs.DomainSize()
-	a, b, c := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
-	if err := cs.Eval(w, a, b, c, r1cs.EvalOptions{Check: true}); err != nil {
+	a, b, cv := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
+	if err := cs.Eval(w, a, b, cv, r1cs.EvalOptions{Check: true}); err != nil {
 		return inputErr(err)
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
@@ -85,12 +85,8 @@ func runDump(args []string, stdout io.Writer) error {
 		meta.Public = append(meta.Public, x.BigInt(new(big.Int)).String())
 	}
 	// in a fixed order: assignment.json lists the files as written
-	elems := []struct {
-		name string
-		v    []fr.Element
-	}{{"a.bin", a[:rows]}, {"b.bin", b[:rows]}, {"c.bin", c[:rows]}, {"inputs.bin", w.Inputs}, {"aux.bin", w.Aux}}
-	for _, e := range elems {
-		name, v := e.name, e.v
+	for i, v := range [][]fr.Element{a[:rows], b[:rows], cv[:rows], w.Inputs, w.Aux} {
+		name := dumpFiles[i]
 		buf := make([]byte, 32*len(v))
 		service.EncodeElements(buf, v, false)
 		if err := writeFile(filepath.Join(*dir, name), buf); err != nil {
@@ -98,12 +94,8 @@ func runDump(args []string, stdout io.Writer) error {
 		}
 		meta.Files = append(meta.Files, name)
 	}
-	bitmaps := []struct {
-		name string
-		bm   r1cs.Bitmap
-	}{{"a_aux_density.bin", cs.Density.AAux}, {"b_inp_density.bin", cs.Density.BInput}, {"b_aux_density.bin", cs.Density.BAux}}
-	for _, e := range bitmaps {
-		name, bm := e.name, e.bm
+	for i, bm := range []r1cs.Bitmap{cs.Density.AAux, cs.Density.BInput, cs.Density.BAux} {
+		name := dumpFiles[5+i]
 		buf := make([]byte, 8*len(bm.Words))
 		for i, word := range bm.Words {
 			binary.LittleEndian.PutUint64(buf[8*i:], word)
@@ -114,7 +106,7 @@ func runDump(args []string, stdout io.Writer) error {
 		meta.Files = append(meta.Files, name)
 	}
 	js, _ := json.MarshalIndent(meta, "", "  ")
-	if err := writeFile(filepath.Join(*dir, "assignment.json"), js); err != nil {
+	if err := writeFile(filepath.Join(*dir, dumpFiles[8]), js); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote the assignment (%d rows, domain %d, %d inputs, %d aux) to %s\n", rows, n, cs.NumInputs, cs.NumAux, *dir)
@@ -122,16 +114,19 @@ func runDump(args []string, stdout io.Writer) error {
 }
 
 func runGenerate(args []string, stdout io.Writer) error {
-	fs := flags("generate")
+	c := command("generate")
 	spec := synthetic.Spec{Constraints: 1 << 10, DenseFraction: 0.5, Seed: 1}
-	fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows of the circuit")
-	fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints")
-	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "witness seed (the circuit does not depend on it)")
-	circuit := fs.String("r1cs", "", "circuit file to write (circom .r1cs format)")
-	wtns := fs.String("wtns", "", "witness file to write (circom .wtns format)")
-	if err := parse(fs, args, "r1cs", "wtns"); err != nil {
+	c.fs.IntVar(&spec.Constraints, "constraints", spec.Constraints, "rows of the circuit")
+	c.fs.Float64Var(&spec.DenseFraction, "dense", spec.DenseFraction, "share of hash-chain (dense) constraints")
+	c.fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "witness seed (the circuit does not depend on it)")
+	circuit := c.output("r1cs", "circuit file to write (circom .r1cs format)")
+	wtns := c.output("wtns", "witness file to write (circom .wtns format)")
+	c.require("r1cs", "wtns")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	cs, w, err := synthetic.Generate(spec)
 	if err != nil {
 		return inputErr(err)

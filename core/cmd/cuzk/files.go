@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strings"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -28,71 +25,35 @@ const (
 	maxVKJSON     = 512 << 20
 )
 
-// input is a file flag of the command line and the kinds of file it takes.
-// When a reader fails on a file of another kind, the error says what the
-// file is and what the flag takes, instead of what the reader tripped on
-// (a witness given as --params used to read "params: alpha_g1: invalid
-// encoding flags").
-type input struct {
-	flag  string
-	kinds []filekind.Kind
-	want  string // what the flag takes, when not a file kind (--config)
+// input is a file flag of the command line and the kinds of file it takes
+// (filekind.Expect): a reader's failure on a file of another kind says
+// what the file is and what the flag takes.
+type input struct{ filekind.Expect }
+
+func flagIn(flag string, kinds ...filekind.Kind) input {
+	return input{filekind.Expect{Name: flag, Kinds: kinds}}
 }
 
 var (
-	paramsIn  = input{flag: "--params", kinds: []filekind.Kind{filekind.Params}}
-	anyVKIn   = input{flag: "--params", kinds: []filekind.Kind{filekind.Params, filekind.VerifyingKey}}
-	vkIn      = input{flag: "--vk", kinds: []filekind.Kind{filekind.Params, filekind.VerifyingKey, filekind.SnarkjsVerifyingKey}}
-	proofIn   = input{flag: "--proof", kinds: []filekind.Kind{filekind.Proofs, filekind.SnarkjsProof}}
-	publicIn  = input{flag: "--public", kinds: []filekind.Kind{filekind.SnarkjsPublic}}
-	circuitIn = input{flag: "--r1cs", kinds: []filekind.Kind{filekind.CircomR1CS, filekind.CuzkCircuit}}
-	witnessIn = input{flag: "--wtns", kinds: []filekind.Kind{filekind.CircomWitness}}
-	configIn  = input{flag: "--config", want: "a configuration (TOML or JSON)"}
+	paramsIn  = flagIn("--params", filekind.Params)
+	anyVKIn   = flagIn("--params", filekind.Params, filekind.VerifyingKey)
+	vkIn      = flagIn("--vk", filekind.Params, filekind.VerifyingKey, filekind.SnarkjsVerifyingKey)
+	proofIn   = flagIn("--proof", filekind.Proofs, filekind.SnarkjsProof)
+	publicIn  = flagIn("--public", filekind.SnarkjsPublic)
+	circuitIn = flagIn("--r1cs", filekind.CircomR1CS, filekind.CuzkCircuit)
+	witnessIn = flagIn("--wtns", filekind.CircomWitness)
+	configIn  = input{filekind.Expect{Name: "--config", Want: "a configuration (TOML or JSON)"}}
 )
 
-// wants says what the flag takes: "a circom circuit (.r1cs) or a cuzk
-// circuit file".
-func (in input) wants() string {
-	if in.want != "" {
-		return in.want
-	}
-	names := make([]string, len(in.kinds))
-	for i, k := range in.kinds {
-		names[i] = k.String()
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// takes reports whether the flag takes files of kind k; a file of no kind
-// cuzk knows might be a damaged one of the right kind.
-func (in input) takes(k filekind.Kind) bool {
-	return k == filekind.Unknown || slices.Contains(in.kinds, k)
-}
-
 // failed turns a reader's error on path into the command's: bad input,
-// naming the file's kind when it is not one the flag takes. Errors of
-// access (missing, not a regular file) come back as they are.
+// naming the file, and its kind when it is not one the flag takes.
 func (in input) failed(path string, err error) error {
-	var pathErr *fs.PathError
-	if errors.As(err, &pathErr) || errors.Is(err, fileio.ErrNotRegular) {
-		return inputErr(err)
-	}
-	info, serr := filekind.SniffFile(path)
-	if serr != nil {
-		return inputErr(err)
-	}
-	return in.check(path, info, err)
+	return inputErr(in.Explain(path, err))
 }
 
 // check is failed for a file already sniffed.
 func (in input) check(path string, info filekind.Info, err error) error {
-	if in.takes(info.Kind) {
-		return inputErr(err)
-	}
-	return inputErr(fmt.Errorf("%s: %s is %s; %s takes %s", in.flag, path, info, in.flag, in.wants()))
+	return inputErr(in.ExplainInfo(path, info, err))
 }
 
 // readSmall reads a small input whole, naming the file's kind when it is
@@ -152,18 +113,18 @@ func loadProof(path string) (*params.Proof, error) {
 			// proof, as for the binary encoding
 			return nil, fmt.Errorf("%w: %s: %v", errInvalidProof, path, err)
 		case err != nil:
-			return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+			return nil, proofIn.check(path, info, err)
 		}
 		return p, nil
 	}
 	proofs, err := params.DecodeProofs(data)
 	if err != nil {
-		if proofIn.takes(info.Kind) && len(data) > 0 && len(data)%params.ProofSize == 0 {
+		if (proofIn.Takes(info.Kind) || info.Kind == filekind.Unknown) && len(data) > 0 && len(data)%params.ProofSize == 0 {
 			// the shape of proofs whose points do not decode: to its user
 			// that is an invalid proof (exit 1), not unusable input
 			return nil, fmt.Errorf("%w: %s: a point of the proof does not decode (%v)", errInvalidProof, path, err)
 		}
-		return nil, proofIn.check(path, info, fmt.Errorf("%s: %d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", path, len(data), params.ProofSize))
+		return nil, proofIn.check(path, info, fmt.Errorf("%d bytes is not a proof file (%d bytes a proof, bellperson's compressed A, B, C)", len(data), params.ProofSize))
 	}
 	if len(proofs) != 1 {
 		return nil, inputErr(fmt.Errorf("%s holds %d proofs; this command takes one", path, len(proofs)))
@@ -178,14 +139,14 @@ func loadVerifyingKey(in input, path string) (*params.VerifyingKey, error) {
 	if err != nil {
 		return nil, inputErr(err)
 	}
-	if info.Kind == filekind.SnarkjsVerifyingKey && in.takes(info.Kind) {
+	if info.Kind == filekind.SnarkjsVerifyingKey && in.Takes(info.Kind) {
 		data, err := in.readSmall(path, maxVKJSON)
 		if err != nil {
 			return nil, err
 		}
 		vk, err := snarkjs.ParseVerifyingKey(data)
 		if err != nil {
-			return nil, inputErr(fmt.Errorf("%s: %w", path, err))
+			return nil, in.check(path, info, err)
 		}
 		return vk, nil
 	}

@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/cuzk/cuzk/core/filekind"
+	"github.com/cuzk/cuzk/core/units"
 )
 
-// fileReport is one file of cuzk info --json.
+// fileReport is one file of cuzk info --json; its keys, and the counts'
+// (filekind.Count.Key), are snake_case (docs/cli.md lists them).
 type fileReport struct {
 	Path        string           `json:"path"`
 	Kind        string           `json:"kind"`
@@ -29,12 +30,14 @@ type fileReport struct {
 // (bad input) when a file cannot be read; a file of no known kind is
 // reported as such.
 func runInfo(args []string, stdout io.Writer) error {
-	fs := flags("info")
-	asJSON := fs.Bool("json", false, "print a JSON array, one object per file (kind, sizes, counts, problems)")
-	paths, err := parseOperands(fs, args, "FILE...")
-	if err != nil {
+	c := command("info")
+	asJSON := c.fs.Bool("json", false, "print a JSON array, one object per file (kind, sizes, counts, problems)")
+	c.takeOperands("FILE...")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	paths, stdout := c.args, c.stdout
 	var reports []fileReport
 	var failed []string
 	for _, path := range paths {
@@ -70,13 +73,13 @@ func report(path string, info filekind.Info) fileReport {
 		if r.Counts == nil {
 			r.Counts = map[string]int64{}
 		}
-		r.Counts[c.Name] = c.N
+		r.Counts[c.Key()] = c.N
 	}
 	for _, c := range info.Points {
 		if r.Points == nil {
 			r.Points = map[string]int64{}
 		}
-		r.Points[c.Name] = c.N
+		r.Points[c.Key()] = c.N
 	}
 	return r
 }
@@ -86,7 +89,7 @@ func report(path string, info filekind.Info) fileReport {
 func printInfo(w io.Writer, path string, info filekind.Info) {
 	fmt.Fprintf(w, "%s: %s\n", path, info.Kind)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  size\t%s\n", human(info.Size))
+	fmt.Fprintf(tw, "  size\t%d bytes (%s)\n", info.Size, units.Bytes(uint64(info.Size)))
 	if info.Field != "" {
 		fmt.Fprintf(tw, "  field\t%s\n", info.Field)
 	}
@@ -106,37 +109,8 @@ func printInfo(w io.Writer, path string, info filekind.Info) {
 	for _, p := range info.Problems {
 		fmt.Fprintf(tw, "  problem\t%s\n", p)
 	}
-	if info.Kind == filekind.Unknown {
-		if head := firstBytes(path, 16); head != "" {
-			fmt.Fprintf(tw, "  starts with\t%s\n", head)
-		}
+	if info.Kind == filekind.Unknown && len(info.Head) > 0 {
+		fmt.Fprintf(tw, "  starts with\t% x\n", info.Head)
 	}
 	tw.Flush()
-}
-
-// firstBytes returns the first n bytes of path in hex, for a file of no
-// known kind (a magic number says what it is to a person who knows it).
-func firstBytes(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, _ := io.ReadFull(f, buf)
-	return fmt.Sprintf("% x", buf[:k])
-}
-
-// human writes a byte count with a binary unit beside it: "9586980864
-// bytes (8.93 GiB)".
-func human(n int64) string {
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	if n < 1024 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	v, u := float64(n)/1024, 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	return fmt.Sprintf("%d bytes (%.3g %s)", n, v, units[u])
 }

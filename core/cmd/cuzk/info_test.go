@@ -55,17 +55,19 @@ func TestInfoEveryKind(t *testing.T) {
 		kind   filekind.Kind
 		counts map[string]int64
 	}{
-		{"c.params", filekind.Params, map[string]int64{"public inputs": pub, "aux variables": int64(cs.NumAux), "rows in the domain": int64(len(pk.H) + 1)}},
-		{"c.vk", filekind.VerifyingKey, map[string]int64{"public inputs": pub}},
+		{"c.params", filekind.Params, map[string]int64{"public_inputs": pub, "aux_variables": int64(cs.NumAux), "rows_in_the_domain": int64(len(pk.H) + 1)}},
+		{"c.vk", filekind.VerifyingKey, map[string]int64{"public_inputs": pub}},
 		{"proof.bin", filekind.Proofs, map[string]int64{"proofs": 1}},
 		{"proofs.bin", filekind.Proofs, map[string]int64{"proofs": 2}},
-		{"c.r1cs", filekind.CircomR1CS, map[string]int64{"constraints": int64(cs.NumConstraints), "wires": int64(cs.NumVars())}},
+		{"c.r1cs", filekind.CircomR1CS, map[string]int64{"constraints": int64(cs.NumConstraints), "wires": int64(cs.NumVars()),
+			"public_outputs": int64(cs.NumInputs - 1), "public_inputs": 0, "private_inputs": 0}},
 		{"w.wtns", filekind.CircomWitness, map[string]int64{"values": int64(cs.NumVars())}},
-		{"c.cuzk", filekind.CuzkCircuit, map[string]int64{"constraints": int64(cs.NumConstraints), "aux variables": int64(cs.NumAux)}},
-		{"public.json", filekind.SnarkjsPublic, map[string]int64{"public inputs": pub}},
-		{"js/verification_key.json", filekind.SnarkjsVerifyingKey, map[string]int64{"public inputs": pub}},
+		{"c.cuzk", filekind.CuzkCircuit, map[string]int64{"constraints": int64(cs.NumConstraints), "aux_variables": int64(cs.NumAux),
+			"inputs_with_one": int64(cs.NumInputs)}},
+		{"public.json", filekind.SnarkjsPublic, map[string]int64{"public_inputs": pub}},
+		{"js/verification_key.json", filekind.SnarkjsVerifyingKey, map[string]int64{"public_inputs": pub}},
 		{"js/proof.json", filekind.SnarkjsProof, nil},
-		{"js/public.json", filekind.SnarkjsPublic, map[string]int64{"public inputs": pub}},
+		{"js/public.json", filekind.SnarkjsPublic, map[string]int64{"public_inputs": pub}},
 		{"notes.txt", filekind.Unknown, nil},
 	}
 	args := []string{"info", "--json"}
@@ -85,11 +87,21 @@ func TestInfoEveryKind(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, st.Size(), r.Size)
 		for name, n := range w.counts {
-			require.Equal(t, n, r.Counts[name], "%s: %s", w.file, name)
+			got, ok := r.Counts[name]
+			require.True(t, ok, "%s: no count %s in %v", w.file, name, r.Counts)
+			require.Equal(t, n, got, "%s: %s", w.file, name)
+		}
+		for key := range r.Counts {
+			require.Regexp(t, `^[a-z0-9]+(_[a-z0-9]+)*$`, key, "%s: a key not in snake_case", w.file)
 		}
 	}
 	require.Equal(t, map[string]int64{"ic": int64(len(pk.IC)), "h": int64(len(pk.H)), "l": int64(len(pk.L)),
 		"a": int64(len(pk.A)), "b_g1": int64(len(pk.BG1)), "b_g2": int64(len(pk.BG2))}, reports[0].Points)
+
+	// Flags after the files: the same report.
+	code, after, errs := cli(t, append(append([]string{"info"}, args[2:]...), "--json")...)
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, out, after)
 
 	// The text form: a line naming the kind, then one a property.
 	code, out, errs = cli(t, "info", p("w.wtns"), p("c.params"), p("notes.txt"))
@@ -137,7 +149,7 @@ func TestWrongKindMessages(t *testing.T) {
 			for _, f := range files {
 				info, err := filekind.SniffFile(p(f))
 				require.NoError(t, err)
-				if in.takes(info.Kind) || (cmd == "export-vk" && info.Kind == filekind.VerifyingKey) {
+				if in.Takes(info.Kind) || (cmd == "export-vk" && info.Kind == filekind.VerifyingKey) {
 					continue
 				}
 				var args []string
@@ -161,7 +173,7 @@ func TestWrongKindMessages(t *testing.T) {
 				code, _, errs := cli(t, args...)
 				require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 				require.Contains(t, errs, flag+": "+p(f)+" is "+info.Kind.String(), "%v", args)
-				require.Contains(t, errs, "; "+flag+" takes "+in.wants(), "%v", args)
+				require.Contains(t, errs, "; "+flag+" takes "+in.Wants(), "%v", args)
 				tried++
 			}
 		}
@@ -228,12 +240,12 @@ func TestVerifySnarkjsJSON(t *testing.T) {
 	}
 }
 
-// TestOutputErrorsNameTheFile: an output in a missing directory is named,
-// its temporary never.
+// TestOutputErrorsNameTheFile: an output in a missing directory is named
+// with its flag and the directory missing, before any work.
 func TestOutputErrorsNameTheFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "missing", "c.r1cs")
 	code, _, errs := cli(t, "generate", "--constraints", "64", "--r1cs", out, "--wtns", filepath.Join(dir, "w.wtns"))
 	require.Equal(t, exitBadInput, code)
-	require.Equal(t, "cuzk generate: write "+out+": no such file or directory\n", errs)
+	require.Equal(t, "cuzk generate: --r1cs: cannot write "+out+": the directory "+filepath.Dir(out)+" does not exist\n", errs)
 }

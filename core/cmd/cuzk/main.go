@@ -5,14 +5,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
 
+	"github.com/spf13/pflag"
 	"go.uber.org/automaxprocs/maxprocs"
 )
 
@@ -36,12 +35,12 @@ func inputErr(err error) error {
 	return badInput{err}
 }
 
-type command struct {
+type subcommand struct {
 	summary string
 	run     func(args []string, stdout io.Writer) error
 }
 
-var commands = map[string]command{
+var commands = map[string]subcommand{
 	"setup":           {"generate development parameters for a circuit (INSECURE: seeded)", runSetup},
 	"prove":           {"prove a circuit with a witness", runProve},
 	"verify":          {"verify a proof (exit 0 valid, 1 invalid, 2 bad input)", runVerify},
@@ -82,11 +81,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "cuzk %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return exitBadInput
-		}
+		return exitBadInput
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout) // asked for: the result
 		return exitOK
 	}
 	cmd, ok := commands[args[0]]
@@ -100,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errInvalidProof):
 		fmt.Fprintf(stderr, "cuzk %s: %v\n", args[0], err)
@@ -112,73 +112,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	return 1
-}
-
-// flags returns a flag set that reports errors instead of exiting.
-func flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("cuzk "+name, flag.ContinueOnError)
-	fs.SetOutput(progressOut) // the command's stderr
-	return fs
-}
-
-// parse parses args and checks that the named flags were given; -h marks
-// them as required.
-func parse(fs *flag.FlagSet, args []string, required ...string) error {
-	setUsage(fs, "", required)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return inputErr(err)
-	}
-	if fs.NArg() > 0 {
-		return inputErr(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	for _, name := range required {
-		if fs.Lookup(name).Value.String() == "" {
-			return inputErr(fmt.Errorf("--%s is required", name))
-		}
-	}
-	return nil
-}
-
-// parseOperands parses args for a command that takes operands after its
-// flags (synopsis names them in -h, e.g. "FILE..."); at least one is
-// required.
-func parseOperands(fs *flag.FlagSet, args []string, synopsis string) ([]string, error) {
-	setUsage(fs, synopsis, nil)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, inputErr(err)
-	}
-	if fs.NArg() == 0 {
-		return nil, inputErr(fmt.Errorf("%s is required", synopsis))
-	}
-	return fs.Args(), nil
-}
-
-// setUsage makes -h list the flags, the required ones marked.
-func setUsage(fs *flag.FlagSet, synopsis string, required []string) {
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: %s [flags]", fs.Name())
-		if synopsis != "" {
-			fmt.Fprintf(w, " %s", synopsis)
-		}
-		fmt.Fprintln(w)
-		fs.VisitAll(func(f *flag.Flag) {
-			req := ""
-			if slices.Contains(required, f.Name) {
-				req = " (required)"
-			}
-			name, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(w, "  --%s %s%s\n    \t%s", f.Name, name, req, usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				fmt.Fprintf(w, " (default %s)", f.DefValue)
-			}
-			fmt.Fprintln(w)
-		})
-	}
 }

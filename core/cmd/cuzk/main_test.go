@@ -91,15 +91,17 @@ func TestCommands(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin")}, "--public is required"},
-		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "decimal strings"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("notjson.json")}, "notjson.json is JSON of no kind cuzk knows (an array of 2 numbers); --public takes snarkjs public inputs"},
 		{[]string{"verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("big.json")}, "not a decimal field element"},
 		{[]string{"verify", "--vk", p("missing.vk"), "--proof", p("proof.bin"), "--public", p("public.json")}, "no such file"},
-		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "3 bytes is not a proof file"},
+		{[]string{"verify", "--vk", p("c.params"), "--proof", p("short.bin"), "--public", p("public.json")}, "short.bin is a file of no kind cuzk knows (3 bytes; first bytes 01 02 03); --proof takes"},
 		{[]string{"prove", "--params", p("short.params"), "--r1cs", p("c.cuzk"), "--wtns", p("w.wtns"), "--out", p("x")}, "truncated"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.params"), "--wtns", p("w.wtns"), "--out", p("x")}, "is a parameter file"},
 		{[]string{"prove", "--params", p("c.params"), "--r1cs", p("c.cuzk"), "--wtns", p("c.r1cs"), "--out", p("x")}, "is a circom circuit (.r1cs)"},
 		{[]string{"setup", "--r1cs", p("c.cuzk")}, "--out is required"},
-		{[]string{"setup", "--bogus"}, "flag provided but not defined"},
+		{[]string{"setup", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"setup", "-r1cs", p("c.cuzk")}, "-r1cs: flags are written with two dashes: --r1cs"},
+		{[]string{"verify", p("c.params"), "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json")}, "unexpected argument"},
 		{[]string{"frobnicate"}, "unknown command"},
 	} {
 		code, _, errs := cli(t, c.args...)
@@ -134,14 +136,21 @@ func TestVersionAndHelp(t *testing.T) {
 	code, out, _ := cli(t, "--version")
 	require.Equal(t, exitOK, code)
 	require.Regexp(t, `^cuzk \S+ \(go`, out)
-	code, _, errs := cli(t, "verify", "-h")
+	code, out, errs := cli(t, "verify", "-h")
 	require.Equal(t, exitOK, code)
+	require.Empty(t, errs, "help asked for is the result, on stdout")
 	for _, f := range []string{"--vk", "--proof", "--public"} {
-		require.Regexp(t, f+` string \(required\)`, errs)
+		require.Regexp(t, f+` string \(required\)`, out)
 	}
-	code, _, errs = cli(t, "prove", "-h")
+	code, out, _ = cli(t, "prove", "--help")
 	require.Equal(t, exitOK, code)
-	require.Regexp(t, `--trusted-params\s*\n`, errs, "an optional flag is not marked")
+	require.Regexp(t, `--trusted-params\s*\n`, out, "an optional flag is not marked")
+	code, out, _ = cli(t, "help")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "usage: cuzk <command>")
+	code, _, errs = cli(t)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "usage: cuzk <command>")
 }
 
 func TestDemoSmall(t *testing.T) {

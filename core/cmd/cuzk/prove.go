@@ -8,53 +8,69 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/snarkjs"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 var errInvalidProof = groth16.ErrInvalidProof
 
 func runProve(args []string, stdout io.Writer) error {
 	start := time.Now()
-	fs := flags("prove")
-	pkPath := fs.String("params", "", "parameter file (.params)")
-	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
-	wtns := fs.String("wtns", "", "witness (circom .wtns)")
-	out := fs.String("out", "", "proof file to write (192 bytes)")
-	public := fs.String("public", "", "also write the public inputs here (snarkjs public.json)")
-	trusted := fs.Bool("trusted-params", false, trustedHelp)
-	cfgPath := fs.String("config", "", configHelp)
-	quiet := fs.Bool("quiet", false, quietHelp)
-	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
+	c := command("prove")
+	pkPath := c.input("params", "parameter file (.params)")
+	circuit := c.input("r1cs", "circuit (circom .r1cs or cuzk format)")
+	wtns := c.input("wtns", "witness (circom .wtns)")
+	out := c.output("out", "proof file to write (192 bytes)")
+	public := c.output("public", "also write the public inputs here (snarkjs public.json)")
+	trusted := c.fs.Bool("trusted-params", false, trustedHelp)
+	c.withConfig(configHelp)
+	c.withQuiet()
+	c.require("params", "r1cs", "wtns", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*cfgPath)
+	m, stdout := c.m, c.stdout
+	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted)
 	if err != nil {
 		return err
 	}
-	m := newMeter(progressOut, *quiet)
-	defer m.close()
-	stdout = m.writer(stdout)
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, cfg, *trusted)
-	if err != nil {
-		return err
-	}
-	var proof *params.Proof
-	err = m.stage("prove", func() (err error) {
-		proof, _, err = groth16.Prove(pk, cs, w, groth16.Options{Progress: m.events("")})
-		return err
-	})
-	if err != nil {
+	if err := groth16.CheckKey(pk, cs); err != nil {
 		return inputErr(err)
 	}
+	e, err := c.startEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	warmKey(m, e, pk)
+	var proof *params.Proof
+	var rep engine.PartitionReport
 	// Never hand out an unverified proof. The witness satisfies the circuit
-	// (checked), so a proof that fails here most likely comes from a
-	// parameter file whose verifying key does not belong to its proving key
+	// (checked), so a proof that fails verification (the engine's, with
+	// verify_proofs, or the one here) most likely comes from a parameter
+	// file whose verifying key does not belong to its proving key
 	// (corrupted, or assembled from two files): an input problem, named as
-	// such, with the other possibility said too.
-	if err := m.stage("verify", func() error { return groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]) }); err != nil {
+	// such, with the other possibility said too; not an invalid proof
+	// given to verify (exit 1).
+	unverified := func(err error) error {
 		return inputErr(fmt.Errorf("the proof made with %s does not verify against the same file's verifying key, so it was not written: the file's verifying and proving keys do not belong together (a corrupted or assembled file?), or cuzk has a bug: %v", *pkPath, err))
+	}
+	err = m.stage("prove", func() (err error) {
+		proof, rep, err = proveOne(m, e, cs, pk, w)
+		return err
+	})
+	switch {
+	case errors.Is(err, engine.ErrNotVerified):
+		return unverified(err)
+	case err != nil:
+		return inputErr(err)
+	}
+	if err := m.stage("verify", func() error { return groth16.Verify(&pk.VerifyingKey, proof, w.Inputs[1:]) }); err != nil {
+		return unverified(err)
 	}
 	err = m.stage("write", func() error {
 		enc := proof.Bytes()
@@ -73,21 +89,23 @@ func runProve(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m.close()
+	c.close()
 	total := time.Since(start)
-	fmt.Fprintf(stdout, "wrote %s (verified) in %v:\n", *out, roundDuration(total))
+	fmt.Fprintln(stdout, provedOn(e, rep))
+	fmt.Fprintf(stdout, "wrote %s (verified) in %s:\n", *out, units.Duration(total))
 	printTimes(stdout, m.times, total)
 	return nil
 }
 
 func runVerify(args []string, stdout io.Writer) error {
-	fs := flags("verify")
-	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
-	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
-	public := fs.String("public", "", "public inputs (snarkjs public.json)")
-	if err := parse(fs, args, "vk", "proof", "public"); err != nil {
+	c := command("verify")
+	vkPath, proofPath, public := verifyInputs(c)
+	c.require("vk", "proof", "public")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
@@ -106,12 +124,15 @@ func runVerify(args []string, stdout io.Writer) error {
 // file, which verify (and bellperson) read; its points are checked as
 // verify's are.
 func runExportVK(args []string, stdout io.Writer) error {
-	fs := flags("export-vk")
-	in := fs.String("params", "", "parameter file (.params) or verifying key (.vk)")
-	out := fs.String("out", "", "verifying key to write (.vk)")
-	if err := parse(fs, args, "params", "out"); err != nil {
+	c := command("export-vk")
+	in := c.input("params", "parameter file (.params) or verifying key (.vk)")
+	out := c.output("out", "verifying key to write (.vk)")
+	c.require("params", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, err := loadVerifyingKey(anyVKIn, *in)
 	if err != nil {
 		return err
@@ -123,15 +144,27 @@ func runExportVK(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// snarkjsFiles are the files export-snarkjs writes, in its order.
+var snarkjsFiles = []string{"verification_key.json", "proof.json", "public.json"}
+
+// verifyInputs declares the inputs of verify and export-snarkjs.
+func verifyInputs(c *invocation) (vk, proof, public *string) {
+	vk = c.input("vk", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
+	proof = c.input("proof", "proof: a 192-byte proof file or snarkjs proof.json")
+	public = c.input("public", "public inputs (snarkjs public.json)")
+	return vk, proof, public
+}
+
 func runExport(args []string, stdout io.Writer) error {
-	fs := flags("export-snarkjs")
-	vkPath := fs.String("vk", "", "verifying key: .vk, parameter file (.params) or snarkjs verification_key.json")
-	proofPath := fs.String("proof", "", "proof: a 192-byte proof file or snarkjs proof.json")
-	public := fs.String("public", "", "public inputs (snarkjs public.json)")
-	dir := fs.String("out", "", "directory to write verification_key.json, proof.json, public.json")
-	if err := parse(fs, args, "vk", "proof", "public", "out"); err != nil {
+	c := command("export-snarkjs")
+	vkPath, proofPath, public := verifyInputs(c)
+	dir := c.outputDir("out", "directory to write verification_key.json, proof.json, public.json", snarkjsFiles...)
+	c.require("vk", "proof", "public", "out")
+	defer c.close()
+	if err := c.start(args, stdout); err != nil {
 		return err
 	}
+	stdout = c.stdout
 	vk, proof, pub, err := loadVerifyInputs(*vkPath, *proofPath, *public)
 	if err != nil {
 		return err
@@ -154,8 +187,8 @@ func runExport(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return inputErr(err)
 	}
-	for name, data := range map[string][]byte{"verification_key.json": vkJSON, "proof.json": proofJSON, "public.json": pubJSON} {
-		if err := writeFile(filepath.Join(*dir, name), data); err != nil {
+	for i, data := range [][]byte{vkJSON, proofJSON, pubJSON} {
+		if err := writeFile(filepath.Join(*dir, snarkjsFiles[i]), data); err != nil {
 			return err
 		}
 	}
