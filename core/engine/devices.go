@@ -19,7 +19,8 @@ type device struct {
 	kind    string // "cpu", "gpu" or "given" (Options.Devices)
 	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
-	plan    *groth16.Plan // where each stage of a partition runs (worker.go)
+	caps    backend.Capabilities // be's, read once (newDevice)
+	plan    *groth16.Plan        // where each stage of a partition runs (worker.go)
 	lock    *interlock
 	workers int
 	// q holds the partitions pinned to this device (the shared queue,
@@ -32,13 +33,18 @@ type device struct {
 	proved, failed atomic.Int64
 }
 
+// newDevice makes a device of be with its plan and interlock.
+func (e *Engine) newDevice(name, kind string, index int, be backend.Backend, plan *groth16.Plan, workers int) *device {
+	return &device{name: name, kind: kind, index: index, be: be, caps: be.Capabilities(), plan: plan, lock: newInterlock(e.clock), workers: workers}
+}
+
 // setupDevices makes the engine's devices, each with its plan: the given
 // backends (Options.Devices), else the GPUs of the CUDA library, else the
 // CPU (or an error when gpus.required is set).
 func (e *Engine) setupDevices(opt Options) error {
 	if len(opt.Devices) > 0 {
 		for i, be := range opt.Devices {
-			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+			e.devices = append(e.devices, e.newDevice(be.Name(), "given", i, be, e.gpuPlan(be), e.cfg.GPUs.WorkersPerDevice))
 		}
 		return nil
 	}
@@ -61,7 +67,7 @@ func (e *Engine) setupDevices(opt Options) error {
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
 	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
-	e.devices = []*device{{name: "cpu", kind: "cpu", index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
+	e.devices = []*device{e.newDevice("cpu", "cpu", noCPUIndex, e.cpu, plan, e.cfg.GPUs.CPUWorkers)}
 	return nil
 }
 
@@ -113,7 +119,7 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
-		out = append(out, &device{name: be.Name(), kind: "gpu", index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+		out = append(out, e.newDevice(be.Name(), "gpu", g.Index, be, e.gpuPlan(be), e.cfg.GPUs.WorkersPerDevice))
 		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
 	}
 	if len(out) == 0 {

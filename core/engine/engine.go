@@ -131,7 +131,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	}
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough
-		if p, ok := d.be.(backend.HostPinner); ok {
+		if p := d.caps.Pin; p != nil {
 			e.pool.pinner = p
 			break
 		}

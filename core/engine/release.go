@@ -7,7 +7,6 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/params"
 )
@@ -137,7 +136,7 @@ func (e *Engine) releaseNow(pk *params.ProvingKey) {
 		e.adm.unhold(n)
 	}
 	for _, d := range e.devices {
-		if r, ok := d.be.(backend.KeyReleaser); ok {
+		if r := d.caps.Keys; r != nil {
 			r.ReleaseKey(pk)
 		}
 	}
@@ -185,7 +184,7 @@ func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" || d.lock.failed() != nil {
 			continue
 		}
-		if c, ok := d.be.(params.SubgroupChecker); ok {
+		if c := d.caps.Subgroup; c != nil {
 			return c
 		}
 	}

@@ -21,6 +21,12 @@ type keyDevice struct {
 
 func (k *keyDevice) Name() string { return "fake-gpu" }
 
+func (k *keyDevice) Capabilities() backend.Capabilities {
+	c := k.Backend.Capabilities()
+	c.Keys, c.Subgroup = k, k
+	return c
+}
+
 func (k *keyDevice) ReleaseKey(*params.ProvingKey) { k.released.Add(1) }
 
 func (k *keyDevice) CheckSubgroupG1([]bls.G1Affine) (int, error) { return -1, nil }

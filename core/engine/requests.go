@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/progress"
 	"time"
 
@@ -147,14 +146,14 @@ func (e *Engine) check(req *Request) error {
 }
 
 // checkDeviceMemory refuses partitions of n rows when a device cannot run
-// them within its memory cap (backend.DeviceMemory), with that device's
+// them within its memory cap (Capabilities.Cap), with that device's
 // numbers: any device may take any partition from the shared queue, so
 // each must fit it. Every device then plans its resident sets for that
 // size.
 func (e *Engine) checkDeviceMemory(n int) error {
 	for _, d := range e.devices {
-		if dm, ok := d.be.(backend.DeviceMemory); ok {
-			if err := dm.CheckRows(n); err != nil {
+		if c := d.caps.Cap; c != nil {
+			if err := c.CheckRows(n); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"github.com/cuzk/cuzk/core/backend"
 	"sort"
 	"time"
 
@@ -197,16 +196,14 @@ func (e *Engine) Status() Status {
 			st.Capacity.DevicesHealthy++
 			st.Capacity.WorkersHealthy += d.workers
 		}
-		if mr, ok := d.be.(backend.MemoryReporter); ok && ds.Healthy {
-			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()
-		}
-		if sr, ok := d.be.(backend.StreamReporter); ok {
-			ds.StreamedBytes, ds.StreamedCopy = sr.StreamedBytes(), sr.StreamedCopyTime()
-			c := sr.Chunks()
-			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = c.Streamed, c.StagedG1, c.StagedG2
-		}
-		if pr, ok := d.be.(backend.PrefetchReporter); ok {
-			p := pr.Prefetches()
+		if r := d.caps.Report; r != nil {
+			if ds.Healthy {
+				ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = r.DeviceMemory()
+			}
+			t := r.Transfers()
+			ds.StreamedBytes, ds.StreamedCopy = t.StreamedBytes, t.StreamedCopy
+			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = t.Chunks.Streamed, t.Chunks.StagedG1, t.Chunks.StagedG2
+			p := t.Prefetches
 			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused
 			ds.PrefetchLastHeld, ds.PrefetchLastPool, ds.PrefetchLastQuery = p.Last.Held, p.Last.Pool, p.Last.Query
 		}

@@ -33,6 +33,12 @@ var _ backend.Warmer = (*residentDevice)(nil)
 
 func (d *residentDevice) Name() string { return "fake-gpu" }
 
+func (d *residentDevice) Capabilities() backend.Capabilities {
+	c := d.Backend.Capabilities()
+	c.Warm = d
+	return c
+}
+
 func (d *residentDevice) warm(p unsafe.Pointer, n int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
