@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/sysmem"
@@ -36,6 +37,18 @@ func resolveBudget(m config.Memory, total func() (uint64, error)) (uint64, error
 // beside them (at 2^26 a key is ~38 GB, at 2^27 ~77 GB: the partitions
 // must fit in what they leave). Reserved and held bytes together never
 // exceed the budget.
+//
+// The budget is not all the host has: files in /dev/shm or tmpfs (a
+// 2^27-domain parameter file is ~71 GB, kept there where the disk is
+// small), the host's own buffers (bellperson's assignments, ten a call)
+// and other processes use memory it cannot see. So a partition is also
+// admitted only when the memory the host could map now (sysmem.Available)
+// holds what it maps beyond the idle pooled buffers it reuses, with
+// memory.safety_margin to spare; it waits, polling, until then. The first
+// partition in flight is always admitted within the budget: progress
+// never waits on memory only the pipeline could free. (A 10-circuit call
+// at 2^26 on the H200's 125 GiB host was killed for memory with the budget
+// alone.)
 type admission struct {
 	mu       sync.Mutex
 	budget   uint64
@@ -44,10 +57,39 @@ type admission struct {
 	peak     uint64
 	waiting  int
 	changed  chan struct{} // closed and replaced on every release
+
+	avail     func() (uint64, error) // what the host could map now; nil: not consulted
+	idle      func() uint64          // idle pooled bytes a partition may reuse; nil: none
+	margin    uint64
+	poll      time.Duration
+	memWaits  int // partitions that waited for the host's memory
+	lastAvail uint64
 }
 
+// availPoll is how often a partition waiting for the host's memory looks
+// again: memory freed outside the engine sends no signal.
+const availPoll = 200 * time.Millisecond
+
 func newAdmission(budget uint64) *admission {
-	return &admission{budget: budget, changed: make(chan struct{})}
+	return &admission{budget: budget, changed: make(chan struct{}), poll: availPoll}
+}
+
+// memFitsLocked reports whether a partition of n bytes fits in what the
+// host could map now (a.mu held). With nothing reserved it always does.
+func (a *admission) memFitsLocked(n uint64) bool {
+	if a.avail == nil || a.reserved == 0 {
+		return true
+	}
+	avail, err := a.avail()
+	if err != nil {
+		return true // the budget alone, as without the reading
+	}
+	a.lastAvail = avail
+	need := n
+	if a.idle != nil {
+		need -= min(need, a.idle())
+	}
+	return need+a.margin <= avail
 }
 
 // fits reports whether n bytes can be reserved beside the parameters
@@ -81,18 +123,36 @@ func (a *admission) reserve(ctx context.Context, n uint64) error {
 	a.mu.Lock()
 	a.waiting++
 	defer func() { a.waiting--; a.mu.Unlock() }()
-	for a.keys+a.reserved+n > a.budget {
+	counted := false
+	for {
+		overBudget := a.keys+a.reserved+n > a.budget
+		if !overBudget && a.memFitsLocked(n) {
+			break
+		}
 		if !a.fitsLocked(n) {
 			return fmt.Errorf("engine: a partition needs %d bytes, more than memory.budget (%d) less the loaded parameters (%d)", n, a.budget, a.keys)
+		}
+		var tick <-chan time.Time
+		stop := func() bool { return false }
+		if !overBudget { // the host's memory is short: look again soon
+			if !counted {
+				a.memWaits++
+				counted = true
+			}
+			t := time.NewTimer(a.poll)
+			tick, stop = t.C, t.Stop
 		}
 		ch := a.changed
 		a.mu.Unlock()
 		select {
 		case <-ctx.Done():
+			stop()
 			a.mu.Lock()
 			return ctx.Err()
 		case <-ch:
+		case <-tick:
 		}
+		stop()
 		a.mu.Lock()
 	}
 	a.reserved += n
@@ -106,6 +166,20 @@ func (a *admission) room() uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.budget - min(a.budget, a.keys+a.reserved)
+}
+
+// hostRoom is room, bounded by what the host could map now less the
+// margin: what buffers mapped ahead may take.
+func (a *admission) hostRoom() uint64 {
+	r := a.room()
+	if a.avail == nil {
+		return r
+	}
+	avail, err := a.avail()
+	if err != nil {
+		return r
+	}
+	return min(r, avail-min(avail, a.margin))
 }
 
 // poolMax resolves memory.pool_max ("auto": the budget).
@@ -133,11 +207,16 @@ type admissionStats struct {
 	Keys     uint64 `json:"parameters_bytes"` // held by the loaded parameters
 	Reserved uint64 `json:"reserved_bytes"`
 	Peak     uint64 `json:"peak_reserved_bytes"`
-	Waiting  int    `json:"partitions_waiting"` // for room in the budget
+	Waiting  int    `json:"partitions_waiting"` // for room in the budget or the host's memory
+	// MemoryWaits counts the partitions that waited for the host's memory
+	// (beyond the budget's rule); HostAvailable is the last reading of it.
+	MemoryWaits   int    `json:"host_memory_waits"`
+	HostAvailable uint64 `json:"host_available_bytes"`
 }
 
 func (a *admission) stats() admissionStats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return admissionStats{Budget: a.budget, Keys: a.keys, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting}
+	return admissionStats{Budget: a.budget, Keys: a.keys, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting,
+		MemoryWaits: a.memWaits, HostAvailable: a.lastAvail}
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,4 +126,69 @@ func TestCloseEndsQueuedPartitions(t *testing.T) {
 		t.Fatal("the job's queued partitions still hold its memory after Close")
 	}
 	require.Zero(t, e.pool.stats().Mapped, "every buffer freed")
+}
+
+// A partition waits while what the host could map now, less the margin,
+// cannot hold what it would map beyond the idle pooled buffers; the first
+// in flight never waits on it.
+func TestAdmissionWaitsForTheHostsMemory(t *testing.T) {
+	a := newAdmission(1000)
+	a.poll = time.Millisecond
+	var avail, idle atomic.Uint64
+	a.avail = func() (uint64, error) { return avail.Load(), nil }
+	a.idle = idle.Load
+	a.margin = 10
+	ctx := context.Background()
+
+	require.NoError(t, a.reserve(ctx, 300), "nothing in flight: admitted with no memory free")
+	done := make(chan error, 1)
+	avail.Store(300)
+	go func() { done <- a.reserve(ctx, 300) }()
+	select {
+	case err := <-done:
+		t.Fatalf("admitted with 300 bytes free and a margin of 10: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	require.Equal(t, 1, a.stats().MemoryWaits)
+	idle.Store(20) // 280 to map, 290 with the margin: fits in 300
+	require.NoError(t, <-done)
+	require.EqualValues(t, 600, a.stats().Reserved)
+
+	// A context that ends while waiting gives up.
+	avail.Store(0)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { done <- a.reserve(cctx, 100) }()
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.EqualValues(t, 600, a.stats().Reserved)
+	require.Zero(t, a.hostRoom(), "nothing free: nothing to map ahead")
+	avail.Store(100)
+	require.EqualValues(t, 90, a.hostRoom(), "what is free less the margin, under the budget's 400")
+}
+
+// A many-partition job on a host whose memory (a fake of 3.5 partitions'
+// working sets, less what the pool has mapped) is below the budget: the
+// partitions wait for it, never map beyond it less the margin, and every
+// proof verifies.
+func TestManyPartitionsWithinTheHostsMemory(t *testing.T) {
+	f := testCircuit(t)
+	n := len(f.circuit.PK.H) + 1
+	ws := workingSet(n, f.circuit.CS.NumInputs, f.circuit.CS.NumAux)
+	cfg := testConfig()
+	cfg.Memory.Budget = config.AutoSize(64 * ws) // the budget alone admits every partition
+	cfg.Memory.SafetyMargin = config.Size(ws / 2)
+	cfg.Memory.PoolMax = config.AutoSize(0)
+	cfg.Synthesis.MaxParallel = 8
+	host := 7 * ws / 2
+	var e *Engine
+	e = newEngine(t, cfg, Options{MemoryAvailable: func() (uint64, error) {
+		return host - min(host, uint64(e.pool.mapped.Load())), nil
+	}})
+	req := f.request("", 8, Normal)
+	res := f.proveChecked(t, e, req)
+	f.checkProofs(t, req, res)
+	st := e.Status()
+	require.LessOrEqual(t, uint64(st.Memory.Pool.PeakMapped), host-ws/2, "mapped beyond the host's memory less the margin")
+	require.Positive(t, st.Memory.MemoryWaits, "some partition waited for the host's memory")
 }

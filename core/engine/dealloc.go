@@ -62,6 +62,7 @@ type pool struct {
 	freedBytes            atomic.Int64
 	active, maxActive     atomic.Int64 // concurrent frees
 	mapped                atomic.Int64 // bytes currently mapped
+	peakMapped            atomic.Int64
 }
 
 // handoff is a buffer for the dealloc goroutines: to pool or free, or (a
@@ -115,7 +116,9 @@ func (p *pool) alloc(n int) ([]fr.Element, error) {
 		}
 	}
 	p.allocs.Add(1)
-	p.mapped.Add(int64(n * elemSize))
+	now := p.mapped.Add(int64(n * elemSize))
+	for peak := p.peakMapped.Load(); now > peak && !p.peakMapped.CompareAndSwap(peak, now); peak = p.peakMapped.Load() {
+	}
 	return buf, nil
 }
 
@@ -295,6 +298,7 @@ type poolStats struct {
 	Pooled        uint64 `json:"pooled_bytes"`
 	PoolMax       uint64 `json:"pool_max_bytes"`
 	Mapped        int64  `json:"mapped_bytes"`
+	PeakMapped    int64  `json:"peak_mapped_bytes"`
 	Allocs        int64  `json:"allocs"`
 	Reuses        int64  `json:"reuses"`
 	Frees         int64  `json:"frees"`
@@ -312,7 +316,7 @@ func (p *pool) stats() poolStats {
 	pooled, pinned := p.pooled, len(p.pinned)
 	p.mu.Unlock()
 	last, _ := p.pinErr.Load().(string)
-	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), Allocs: p.allocs.Load(),
+	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), PeakMapped: p.peakMapped.Load(), Allocs: p.allocs.Load(),
 		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load(),
 		Pinned: pinned, PinErrors: p.pinErrors.Load(), PinError: last}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/internal/clock"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/sysmem"
 	"github.com/cuzk/cuzk/core/throttle"
 )
 
@@ -38,6 +39,10 @@ type Options struct {
 	// MemoryTotal reports the bytes this process may use, for an "auto"
 	// memory.budget; nil reads the machine (sysmem.Total).
 	MemoryTotal func() (uint64, error)
+	// MemoryAvailable reports the bytes the host could map now, which
+	// admission consults beside the budget (admission.go); nil reads the
+	// machine (sysmem.Available).
+	MemoryAvailable func() (uint64, error)
 	// RetainJobs and RetainBytes bound the finished jobs kept for Await
 	// (retention.go); zero means FinishedKept and FinishedKeptBytes.
 	RetainJobs  int
@@ -103,6 +108,11 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		heldKeys: map[*params.ProvingKey]uint64{},
 	}
 	e.pool.room = e.adm.room
+	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)
+	if e.adm.avail == nil {
+		e.adm.avail = sysmem.Available
+	}
+	e.adm.idle = func() uint64 { return e.pool.stats().Pooled }
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}

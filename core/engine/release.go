@@ -73,7 +73,7 @@ func (e *Engine) prefill(pk *params.ProvingKey) {
 	}
 	n, aux := len(pk.H)+1, len(pk.L)
 	per := workingSet(n, len(pk.IC), aux)
-	k := min(prefillPartitions, int(e.adm.room()/2/per))
+	k := min(prefillPartitions, int(e.adm.hostRoom()/2/per))
 	var sizes []int
 	for range k {
 		sizes = append(sizes, n, n, n)

@@ -191,26 +191,40 @@ func Prove(pk *params.ProvingKey, cs *r1cs.R1CS, w *r1cs.Witness, opt Options) (
 // CheckKey reports whether pk's query sizes fit cs (the same circuit
 // shape; it cannot tell two circuits of one shape apart).
 func CheckKey(pk *params.ProvingKey, cs *r1cs.R1CS) error {
-	if err := checkKeyShape(pk, cs.NumInputs, cs.NumAux, cs.DomainSize(), &cs.Density); err != nil {
+	return CheckLayout(layoutOf(pk), cs)
+}
+
+// CheckLayout is CheckKey for a parameter file's layout (params.
+// DecodeLayout): its section counts, read without decoding a point.
+func CheckLayout(l params.Layout, cs *r1cs.R1CS) error {
+	if err := checkShape(l, cs.NumInputs, cs.NumAux, cs.DomainSize(), &cs.Density); err != nil {
 		return fmt.Errorf("groth16: %w", err)
 	}
 	return nil
 }
 
+func layoutOf(pk *params.ProvingKey) params.Layout {
+	return params.Layout{IC: len(pk.IC), H: len(pk.H), L: len(pk.L), A: len(pk.A), BG1: len(pk.BG1), BG2: len(pk.BG2)}
+}
+
 // checkKeyShape checks that pk's query sizes fit a circuit with these
 // sizes and densities.
 func checkKeyShape(pk *params.ProvingKey, nInputs, nAux, n int, d *r1cs.Density) error {
+	return checkShape(layoutOf(pk), nInputs, nAux, n, d)
+}
+
+func checkShape(pk params.Layout, nInputs, nAux, n int, d *r1cs.Density) error {
 	nB := d.BInput.Count() + d.BAux.Count()
 	checks := []struct {
 		what      string
 		got, want int
 	}{
-		{"ic", len(pk.IC), nInputs},
-		{"l", len(pk.L), nAux},
-		{"h", len(pk.H), n - 1},
-		{"a", len(pk.A), nInputs + d.AAux.Count()},
-		{"b_g1", len(pk.BG1), nB},
-		{"b_g2", len(pk.BG2), nB},
+		{"ic", pk.IC, nInputs},
+		{"l", pk.L, nAux},
+		{"h", pk.H, n - 1},
+		{"a", pk.A, nInputs + d.AAux.Count()},
+		{"b_g1", pk.BG1, nB},
+		{"b_g2", pk.BG2, nB},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

@@ -1,6 +1,10 @@
 package params
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
+)
 
 // Layout is what a parameter file or a .vk declares: the number of points
 // in each section, read from the count fields and checked against the
@@ -58,4 +62,14 @@ func DecodeLayout(data []byte) (Layout, error) {
 // key's six included.
 func (l Layout) Points() int64 {
 	return 6 + int64(l.IC) + int64(l.H) + int64(l.L) + int64(l.A) + int64(l.BG1) + int64(l.BG2)
+}
+
+// ReadLayout reads the layout of the parameter file or .vk at path, from
+// its count fields only (the file is mapped; no point is decoded).
+func ReadLayout(path string) (Layout, error) {
+	var l Layout
+	err := fileio.Decode("params", path, func(data []byte) (err error) {
+		return fileio.Guard(data, func() error { l, err = DecodeLayout(data); return err })
+	})
+	return l, err
 }

@@ -1,13 +1,17 @@
 package synthetic
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 func TestGenerateSatisfiedAndSized(t *testing.T) {
@@ -66,4 +70,27 @@ func TestTiledKeyFitsAndIsValid(t *testing.T) {
 		require.True(t, pk.BG2[i].IsInSubGroup())
 	}
 	require.NotEqual(t, TiledKey(cs, 10).H[0], pk.H[0], "the seed changes the points")
+}
+
+// The streamed file is the one the key in memory writes, byte for byte,
+// and reads back as that key: sections longer than the tiles (2^13 rows
+// against 4096 G1 and 1024 G2 points) cut the last copy.
+func TestWriteTiledKeyWritesTheTiledKey(t *testing.T) {
+	cs, _, err := Generate(Spec{Constraints: 1<<13 - 8, DenseFraction: 0.2, Seed: 1})
+	require.NoError(t, err)
+	pk := TiledKey(cs, 3)
+	require.Greater(t, len(pk.H), 4096)
+	require.Greater(t, len(pk.BG2), 1024)
+	var want bytes.Buffer
+	_, err = pk.WriteTo(&want)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "tiled.params")
+	require.NoError(t, WriteTiledKey(path, cs, 3))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want.Bytes(), got), "streamed file differs from the key's WriteTo")
+	back, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	require.Equal(t, pk.BG2, back.BG2)
+	require.Equal(t, pk.H, back.H)
 }

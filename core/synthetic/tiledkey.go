@@ -18,6 +18,41 @@ import (
 // validating it costs what a real file of that size costs. Benchmarks
 // check such proofs against the CPU backend's instead of the verifier.
 func TiledKey(cs *r1cs.R1CS, seed uint64) *params.ProvingKey {
+	t := tilesOf(cs, seed)
+	tile1 := func(n int) []bls.G1Affine {
+		out := make([]bls.G1Affine, n)
+		for i := 0; i < n; i += len(t.g1) {
+			copy(out[i:], t.g1)
+		}
+		return out
+	}
+	pk := &params.ProvingKey{VerifyingKey: t.vk,
+		H: tile1(t.layout.H), L: tile1(t.layout.L), A: tile1(t.layout.A),
+		BG1: tile1(t.layout.BG1), BG2: make([]bls.G2Affine, t.layout.BG2),
+	}
+	for i := 0; i < len(pk.BG2); i += len(t.g2) {
+		copy(pk.BG2[i:], t.g2)
+	}
+	return pk
+}
+
+// WriteTiledKey writes TiledKey(cs, seed)'s parameter file to path without
+// holding the key: what the benchmarks at 2^27 need (the key is ~71 GB,
+// the host that proves with it has 125 GiB).
+func WriteTiledKey(path string, cs *r1cs.R1CS, seed uint64) error {
+	t := tilesOf(cs, seed)
+	return params.WriteTiledFile(path, &t.vk, t.layout, t.g1, t.g2)
+}
+
+// tiles is a tiled key's verifying key, layout and tiles.
+type tiles struct {
+	vk     params.VerifyingKey
+	layout params.TiledLayout
+	g1     []bls.G1Affine
+	g2     []bls.G2Affine
+}
+
+func tilesOf(cs *r1cs.R1CS, seed uint64) tiles {
 	const distinctG1, distinctG2 = 4096, 1024
 	_, _, gen1, gen2 := bls.Generators()
 	scalars := func(n int, salt uint64) []fr.Element {
@@ -29,24 +64,15 @@ func TiledKey(cs *r1cs.R1CS, seed uint64) *params.ProvingKey {
 	}
 	g1 := bls.BatchScalarMultiplicationG1(&gen1, scalars(distinctG1, 0x7131))
 	g2 := bls.BatchScalarMultiplicationG2(&gen2, scalars(distinctG2, 0x7132))
-	tile1 := func(n int) []bls.G1Affine {
-		out := make([]bls.G1Affine, n)
-		for i := 0; i < n; i += len(g1) {
-			copy(out[i:], g1)
-		}
-		return out
-	}
 	d := &cs.Density
 	nB := d.BInput.Count() + d.BAux.Count()
-	pk := &params.ProvingKey{
-		H: tile1(cs.DomainSize() - 1), L: tile1(cs.NumAux), A: tile1(cs.NumInputs + d.AAux.Count()),
-		BG1: tile1(nB), BG2: make([]bls.G2Affine, nB),
+	t := tiles{g1: g1, g2: g2, layout: params.TiledLayout{
+		H: cs.DomainSize() - 1, L: cs.NumAux, A: cs.NumInputs + d.AAux.Count(), BG1: nB, BG2: nB}}
+	t.vk.IC = make([]bls.G1Affine, cs.NumInputs)
+	for i := 0; i < len(t.vk.IC); i += len(g1) {
+		copy(t.vk.IC[i:], g1)
 	}
-	pk.IC = tile1(cs.NumInputs)
-	for i := 0; i < nB; i += len(g2) {
-		copy(pk.BG2[i:], g2)
-	}
-	pk.Alpha1, pk.Beta1, pk.Delta1 = g1[0], g1[1], g1[2]
-	pk.Beta2, pk.Gamma2, pk.Delta2 = g2[0], g2[1], gen2
-	return pk
+	t.vk.Alpha1, t.vk.Beta1, t.vk.Delta1 = g1[0], g1[1], g1[2]
+	t.vk.Beta2, t.vk.Gamma2, t.vk.Delta2 = g2[0], g2[1], gen2
+	return t
 }

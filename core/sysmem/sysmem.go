@@ -31,7 +31,65 @@ func TotalAt(root string) (uint64, error) {
 	return total, nil
 }
 
-func memTotal(path string) (uint64, error) {
+func memTotal(path string) (uint64, error) { return meminfoField(path, "MemTotal:") }
+
+// Available returns the bytes this process could map now without the
+// kernel reclaiming anything it cannot (/proc/meminfo's MemAvailable:
+// free memory and reclaimable page cache, not tmpfs or /dev/shm pages),
+// or, when lower, what its memory cgroup leaves: the limit less what the
+// cgroup holds beyond its inactive file pages.
+func Available() (uint64, error) { return AvailableAt("/") }
+
+// AvailableAt is Available with /proc and /sys under root (tests).
+func AvailableAt(root string) (uint64, error) {
+	avail, err := meminfoField(filepath.Join(root, "proc/meminfo"), "MemAvailable:")
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range cgroupFiles(root) {
+		if filepath.Base(p) != "memory.max" {
+			continue // v1 has no memory.current; MemAvailable stands
+		}
+		limit, ok := readLimit(p)
+		if !ok {
+			continue
+		}
+		dir := filepath.Dir(p)
+		cur, err := readUint(filepath.Join(dir, "memory.current"))
+		if err != nil {
+			continue
+		}
+		used := cur - min(cur, statField(filepath.Join(dir, "memory.stat"), "inactive_file"))
+		return min(avail, limit-min(limit, used)), nil
+	}
+	return avail, nil
+}
+
+func readUint(path string) (uint64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+}
+
+// statField returns a field of a cgroup's memory.stat (0 when absent).
+func statField(path, name string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == name {
+			v, _ := strconv.ParseUint(f[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// meminfoField reads one "Name:   N kB" line of /proc/meminfo, in bytes.
+func meminfoField(path, field string) (uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("sysmem: %w", err)
@@ -41,15 +99,15 @@ func memTotal(path string) (uint64, error) {
 	for sc.Scan() {
 		// "MemTotal:       24589732 kB"
 		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
+		if len(fields) >= 2 && fields[0] == field {
 			kb, err := strconv.ParseUint(fields[1], 10, 64)
-			if err != nil || kb == 0 || kb > 1<<50 {
-				return 0, fmt.Errorf("sysmem: %s: bad MemTotal %q", path, fields[1])
+			if err != nil || kb > 1<<50 || kb == 0 && field == "MemTotal:" {
+				return 0, fmt.Errorf("sysmem: %s: bad %s %q", path, strings.TrimSuffix(field, ":"), fields[1])
 			}
 			return kb << 10, nil
 		}
 	}
-	return 0, fmt.Errorf("sysmem: %s: no MemTotal line", path)
+	return 0, fmt.Errorf("sysmem: %s: no %s line", path, strings.TrimSuffix(field, ":"))
 }
 
 // cgroupLimit returns the memory limit of this process's cgroup, if one is
@@ -60,17 +118,24 @@ func cgroupLimit(root string) (uint64, bool) {
 		if err != nil {
 			continue
 		}
-		s := string(bytes.TrimSpace(b))
-		if s == "max" {
+		if string(bytes.TrimSpace(b)) == "max" {
 			return 0, false
 		}
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil || v == 0 || v >= 1<<62 {
-			continue
+		if v, ok := readLimit(p); ok {
+			return v, true
 		}
-		return v, true
 	}
 	return 0, false
+}
+
+// readLimit reads a cgroup limit file: a number of bytes ("max" and v1's
+// huge sentinel are no limit).
+func readLimit(path string) (uint64, bool) {
+	v, err := readUint(path)
+	if err != nil || v == 0 || v >= 1<<62 {
+		return 0, false
+	}
+	return v, true
 }
 
 // cgroupFiles lists the candidate limit files: the process's own cgroup

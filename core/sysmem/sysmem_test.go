@@ -95,3 +95,44 @@ func TestBudget(t *testing.T) {
 	_, err = Budget(4<<30, 5<<30)
 	require.ErrorIs(t, err, ErrTooSmall)
 }
+
+// Available is MemAvailable, or what a v2 cgroup leaves when less: its
+// limit less what it holds beyond inactive file pages (which the kernel
+// reclaims for the cgroup's own allocations).
+func TestAvailable(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "proc/meminfo", "MemTotal:       131072000 kB\nMemAvailable:    50000000 kB\n")
+	got, err := AvailableAt(root)
+	require.NoError(t, err)
+	require.EqualValues(t, uint64(50000000)<<10, got, "no cgroup: MemAvailable")
+
+	write(t, root, "proc/self/cgroup", "0::/svc\n")
+	write(t, root, "sys/fs/cgroup/svc/memory.max", "34359738368\n")                       // 32 GiB
+	write(t, root, "sys/fs/cgroup/svc/memory.current", "25769803776\n")                   // 24 GiB
+	write(t, root, "sys/fs/cgroup/svc/memory.stat", "anon 1\ninactive_file 4294967296\n") // 4 GiB
+	got, err = AvailableAt(root)
+	require.NoError(t, err)
+	require.EqualValues(t, uint64(12)<<30, got, "32 GiB less 24 GiB held, 4 GiB of it reclaimable")
+
+	write(t, root, "sys/fs/cgroup/svc/memory.current", "40000000000\n") // over the limit
+	got, err = AvailableAt(root)
+	require.NoError(t, err)
+	require.EqualValues(t, uint64(0), got)
+
+	write(t, root, "sys/fs/cgroup/svc/memory.max", "max\n")
+	got, err = AvailableAt(root)
+	require.NoError(t, err)
+	require.EqualValues(t, uint64(50000000)<<10, got, "no limit: MemAvailable")
+
+	write(t, root, "proc/meminfo", "MemTotal:       131072000 kB\n")
+	_, err = AvailableAt(root)
+	require.ErrorContains(t, err, "no MemAvailable line")
+}
+
+func TestAvailableHere(t *testing.T) {
+	avail, err := Available()
+	require.NoError(t, err)
+	total, err := Total()
+	require.NoError(t, err)
+	require.LessOrEqual(t, avail, total)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/groth16"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/service"
 	"github.com/cuzk/cuzk/core/synthetic"
@@ -33,28 +34,39 @@ type assignmentMeta struct {
 
 func runDump(args []string, stdout io.Writer) error {
 	fs := flags("dump-assignment")
-	pkPath := fs.String("params", "", "parameter file (checked against the circuit)")
+	pkPath := fs.String("params", "", "parameter file (its section counts checked against the circuit)")
 	circuit := fs.String("r1cs", "", "circuit (circom .r1cs or cuzk format)")
 	wtns := fs.String("wtns", "", "witness (circom .wtns)")
 	dir := fs.String("out", "", "directory to write")
-	trusted := fs.Bool("trusted-params", false, trustedHelp)
+	fs.Bool("trusted-params", false, "accepted and ignored: only the parameter file's section counts are read")
 	cfgPath := fs.String("config", "", configHelp)
 	quiet := fs.Bool("quiet", false, quietHelp)
 	if err := parse(fs, args, "params", "r1cs", "wtns", "out"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(*cfgPath)
-	if err != nil {
+	// The configuration is read for its errors only: nothing here uses it.
+	if _, err := loadConfig(*cfgPath); err != nil {
 		return err
 	}
 	m := newMeter(progressOut, *quiet)
 	defer m.close()
 	stdout = m.writer(stdout)
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, cfg, *trusted)
-	if err != nil {
+	// The assignment needs the key's shape only: the circuit is checked
+	// against the file's section counts, no point decoded (a 2^27-domain
+	// key is ~71 GB).
+	var cs *r1cs.R1CS
+	var w *r1cs.Witness
+	if err := m.stage("load circuit", func() (err error) { cs, err = loadCircuit(*circuit); return }); err != nil {
 		return err
 	}
-	if err := groth16.CheckKey(pk, cs); err != nil {
+	if err := m.stage("load witness", func() (err error) { w, err = loadWitness(cs, *wtns); return }); err != nil {
+		return err
+	}
+	layout, err := params.ReadLayout(*pkPath)
+	if err != nil {
+		return paramsIn.failed(*pkPath, err)
+	}
+	if err := groth16.CheckLayout(layout, cs); err != nil {
 		return inputErr(err)
 	}
 	n := cs.DomainSize()
