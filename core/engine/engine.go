@@ -62,16 +62,16 @@ type Engine struct {
 	byIndex  map[int]*device // the devices a Placement can name
 	metrics  *metrics
 	started  time.Time
+	finished *retention // ended jobs not yet collected (retention.go)
 
-	mu       sync.Mutex
-	q        queue
-	batch    []*job // jobs being dispatched together (same circuit)
-	jobs     map[string]*job
-	finished *retention                     // ended jobs not yet collected (retention.go)
-	keys     map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
-	kick     chan struct{}
-	closed   bool
-	nextID   atomic.Int64
+	mu     sync.Mutex
+	q      queue
+	batch  []*job // jobs being dispatched together (same circuit)
+	jobs   map[string]*job
+	keys   map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
+	kick   chan struct{}
+	closed bool
+	nextID atomic.Int64
 
 	synthQ  chan *task
 	devQ    chan *task

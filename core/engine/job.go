@@ -164,7 +164,6 @@ type job struct {
 	submitted time.Time
 	ended     time.Time
 	inputs    inputCounts // see inputs.go
-	keptBytes uint64      // its share of the retention's bytes (retention.go)
 }
 
 func (s JobState) ended() bool {

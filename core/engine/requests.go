@@ -247,7 +247,7 @@ func (e *Engine) maybeEnd(j *job) {
 	e.mu.Lock()
 	settleUntaken(j)
 	delete(e.jobs, j.id)
-	e.finished.add(j, resultBytes(j))
+	e.finished.add(j, j.state, resultBytes(j))
 	if j.inputs.tasksLeft <= 0 {
 		dropRequest(j)
 	}

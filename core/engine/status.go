@@ -152,7 +152,7 @@ func (e *Engine) InFlight() int {
 func (e *Engine) Status() Status {
 	now := e.clock.Now()
 	up := now.Sub(e.started)
-	st := Status{Uptime: up, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
+	st := Status{Uptime: up, Finished: e.finished.counts(), Throttle: e.throttle.Stats(),
 		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()},
 		Jobs:   []JobStatus{}, Devices: []DeviceStatus{}}
 	st.Capacity = Capacity{MemoryBudget: st.Memory.Budget, MemoryFree: st.Memory.Budget - st.Memory.Reserved,
@@ -166,11 +166,6 @@ func (e *Engine) Status() Status {
 	for _, j := range e.jobs {
 		jobs = append(jobs, j)
 	}
-	e.finished.each(func(j *job) {
-		j.mu.Lock()
-		st.Finished[string(j.state)]++
-		j.mu.Unlock()
-	})
 	e.mu.Unlock()
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].submitted.Before(jobs[b].submitted) })
 	for _, j := range jobs {
