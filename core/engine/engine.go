@@ -76,10 +76,7 @@ type Engine struct {
 	synthQ  chan *task
 	devQ    chan *task
 	closing chan struct{}
-	// heldKeys are the keys whose host copies count against the budget
-	// (WarmKey), by their bytes; guarded by mu.
-	heldKeys map[*params.ProvingKey]uint64
-	wg       sync.WaitGroup
+	wg      sync.WaitGroup
 }
 
 // New starts an engine with cfg.
@@ -105,7 +102,6 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		synthQ:   make(chan *task),
 		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
 		closing:  make(chan struct{}),
-		heldKeys: map[*params.ProvingKey]uint64{},
 	}
 	e.pool.room = e.adm.room
 	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)

@@ -3,9 +3,6 @@ package engine
 import (
 	"fmt"
 	"sync"
-	"unsafe"
-
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/params"
@@ -26,13 +23,7 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 	if pk == nil {
 		return nil
 	}
-	e.mu.Lock()
-	if _, held := e.heldKeys[pk]; !held {
-		n := keyBytes(pk)
-		e.heldKeys[pk] = n
-		e.adm.hold(n)
-	}
-	e.mu.Unlock()
+	e.adm.holdKey(pk)
 	errs := make([]error, len(e.devices))
 	var wg sync.WaitGroup
 	for i, d := range e.devices {
@@ -120,21 +111,8 @@ func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
 	e.releaseNow(pk)
 }
 
-// keyBytes is the size of pk's host copy: its point sets.
-func keyBytes(pk *params.ProvingKey) uint64 {
-	g1 := uint64(unsafe.Sizeof(bls.G1Affine{}))
-	g2 := uint64(unsafe.Sizeof(bls.G2Affine{}))
-	return g1*uint64(len(pk.IC)+len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1)) + g2*uint64(len(pk.BG2))
-}
-
 func (e *Engine) releaseNow(pk *params.ProvingKey) {
-	e.mu.Lock()
-	n, held := e.heldKeys[pk]
-	delete(e.heldKeys, pk)
-	e.mu.Unlock()
-	if held {
-		e.adm.unhold(n)
-	}
+	e.adm.unholdKey(pk)
 	for _, d := range e.devices {
 		if r := d.caps.Keys; r != nil {
 			r.ReleaseKey(pk)

@@ -18,13 +18,6 @@ import (
 // errEnded cancels the context of a job that has ended.
 var errEnded = errors.New("engine: job ended")
 
-// workingSet estimates a partition's peak host bytes: a, b, c over the
-// domain, the gathered A/B scalars, and the MSM's compacted copies.
-func workingSet(n, nInputs, nAux int) uint64 {
-	const pointAndScalar = 96 + 32
-	return uint64(3*n*elemSize) + uint64(2*(nInputs+nAux)*elemSize) + uint64(n/2*pointAndScalar)
-}
-
 // Submit validates and queues a request and returns its id.
 func (e *Engine) Submit(req Request) (string, error) {
 	if err := e.check(&req); err != nil {
@@ -132,7 +125,7 @@ func (e *Engine) check(req *Request) error {
 		default:
 			return fmt.Errorf("engine: partition %d has neither a witness nor an assignment", i)
 		}
-		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
+		if ws := partitionBytes(req, i); !e.adm.fits(ws) {
 			st := e.adm.stats()
 			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d, %d of it held by the loaded parameters", ErrTooLarge, i, ws, st.Budget, st.Keys)
 		}
@@ -159,16 +152,6 @@ func (e *Engine) checkDeviceMemory(n int) error {
 		}
 	}
 	return nil
-}
-
-func (e *Engine) partitionBytes(req *Request, i int) uint64 {
-	n := len(req.Circuit.PK.H) + 1
-	p := req.Partitions[i]
-	if p.Assignment != nil {
-		return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
-	}
-	cs := req.Circuit.CS
-	return workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
 // Cancel stops a job: queued partitions never start, running ones stop at
