@@ -114,7 +114,7 @@ func TestCloseEndsQueuedPartitions(t *testing.T) {
 	require.NoError(t, err)
 	settled, err := e.Settled(id)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(e.devQ) == cap(e.devQ) }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return len(e.place.shared) == cap(e.place.shared) }, 10*time.Second, time.Millisecond,
 		"partitions synthesized and queued behind the gated one")
 	closed := make(chan struct{})
 	go func() { e.Close(); close(closed) }()

@@ -59,7 +59,7 @@ type Engine struct {
 	adm      *admission
 	pool     *pool
 	devices  []*device
-	byIndex  map[int]*device // the devices a Placement can name
+	place    *placer // which device queue a partition waits in (placement.go)
 	metrics  *metrics
 	started  time.Time
 	finished *retention // ended jobs not yet collected (retention.go)
@@ -74,7 +74,6 @@ type Engine struct {
 	nextID atomic.Int64
 
 	synthQ  chan *task
-	devQ    chan *task
 	closing chan struct{}
 	wg      sync.WaitGroup
 }
@@ -100,7 +99,6 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		keys:     map[*params.ProvingKey]*keyUse{},
 		kick:     make(chan struct{}, 1),
 		synthQ:   make(chan *task),
-		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
 		closing:  make(chan struct{}),
 	}
 	e.pool.room = e.adm.room
@@ -128,13 +126,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	for _, d := range e.devices {
 		e.log.Info("device plan", "device", d.name, "plan", d.plan)
 	}
-	e.byIndex = map[int]*device{}
-	for _, d := range e.devices {
-		if d.index != noCPUIndex {
-			d.q = make(chan *task, cfg.Synthesis.QueueDepth)
-			e.byIndex[d.index] = d
-		}
-	}
+	e.place = newPlacer(e.devices, cfg.Synthesis.QueueDepth, e.closing, e.finishTask)
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough
 		if p := d.caps.Pin; p != nil {
@@ -187,7 +179,7 @@ func (e *Engine) Close() {
 	e.wg.Wait()
 	// Partitions left in the device queues end too: their buffers go back
 	// and their callers' waits (start, finalize) end.
-	for _, q := range e.deviceQueues() {
+	for _, q := range e.place.queues() {
 		for len(q) > 0 {
 			e.finishTask(<-q, ErrClosed)
 		}

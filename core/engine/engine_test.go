@@ -256,7 +256,7 @@ func TestBackpressure(t *testing.T) {
 	// one held by the dispatcher, waiting for the synthesis goroutine: no
 	// goroutine is left that could reserve more until the device moves.
 	eventually(t, func() bool {
-		return e.Status().Memory.Reserved == 3*ws && len(e.devQ) == cap(e.devQ) && dispatched(e, id) == 4
+		return e.Status().Memory.Reserved == 3*ws && len(e.place.shared) == cap(e.place.shared) && dispatched(e, id) == 4
 	}, "pipeline fills")
 	require.Equal(t, 3*ws, e.Status().Memory.Reserved)
 	require.Equal(t, 4, dispatched(e, id))

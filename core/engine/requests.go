@@ -86,7 +86,7 @@ func (e *Engine) check(req *Request) error {
 	if req.Priority < Low || req.Priority >= numPriorities {
 		return fmt.Errorf("engine: invalid priority %d", req.Priority)
 	}
-	if err := e.checkPlacement(req.Placement); err != nil {
+	if err := e.place.check(req.Placement); err != nil {
 		return err
 	}
 	n := len(c.PK.H) + 1

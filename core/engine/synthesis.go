@@ -32,7 +32,7 @@ func (e *Engine) synthesize() {
 			continue
 		}
 		select {
-		case e.queueFor(t) <- t:
+		case e.place.queueFor(t) <- t:
 		case <-t.job.ctx.Done():
 			e.finishTask(t, context.Cause(t.job.ctx))
 		case <-e.closing:
