@@ -62,14 +62,12 @@ type Engine struct {
 	place    *placer // which device queue a partition waits in (placement.go)
 	metrics  *metrics
 	started  time.Time
-	finished *retention // ended jobs not yet collected (retention.go)
+	finished *retention  // ended jobs not yet collected (retention.go)
+	disp     *dispatcher // the queue and its batches (dispatch.go)
 
 	mu     sync.Mutex
-	q      queue
-	batch  []*job // jobs being dispatched together (same circuit)
 	jobs   map[string]*job
 	keys   map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
-	kick   chan struct{}
 	closed bool
 	nextID atomic.Int64
 
@@ -97,7 +95,6 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		jobs:     map[string]*job{},
 		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
 		keys:     map[*params.ProvingKey]*keyUse{},
-		kick:     make(chan struct{}, 1),
 		synthQ:   make(chan *task),
 		closing:  make(chan struct{}),
 	}
@@ -112,6 +109,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	}
 	e.clock = clock.Or(e.clock)
 	e.started = e.clock.Now()
+	e.disp = newDispatcher(cfg.Scheduler, e.clock)
 	if e.throttle == nil {
 		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D(), e.clock)
 	}
@@ -137,7 +135,10 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	e.metrics = newMetrics(e)
 
 	e.wg.Add(1)
-	go e.dispatch()
+	go func() {
+		defer e.wg.Done()
+		e.disp.run(e.synthQ, e.closing, e.finishTask)
+	}()
 	for i := 0; i < cfg.Synthesis.MaxParallel; i++ {
 		e.wg.Add(1)
 		go e.synthesize()

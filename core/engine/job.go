@@ -142,7 +142,7 @@ type job struct {
 	circuit  string
 	priority Priority
 
-	// queue bookkeeping, guarded by Engine.mu
+	// queue bookkeeping, guarded by the dispatcher (next also by mu)
 	index  int
 	seq    uint64
 	next   int // next partition to dispatch

@@ -65,12 +65,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 		keyDone()
 	}()
 	e.jobs[id] = j
-	j.queued = true
-	e.q.push(j)
-	select {
-	case e.kick <- struct{}{}:
-	default:
-	}
+	e.disp.push(j) // under e.mu: a Cancel that finds the job finds it queued
 	return id, nil
 }
 
@@ -177,7 +172,7 @@ func (e *Engine) Cancel(id string) error {
 // abort ends j with err: it leaves the queue, its running partitions are
 // told to stop, and waiters get err at once.
 func (e *Engine) abort(j *job, err error) {
-	e.dequeue(j)
+	e.disp.remove(j)
 	j.cancel(err)
 	j.mu.Lock()
 	if j.err == nil && j.state != StateDone {
@@ -185,23 +180,6 @@ func (e *Engine) abort(j *job, err error) {
 	}
 	e.maybeEnd(j)
 	j.mu.Unlock()
-}
-
-// dequeue takes j out of the queue and the current batch, so that no more
-// of its partitions are dispatched.
-func (e *Engine) dequeue(j *job) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if j.queued {
-		e.q.remove(j)
-		j.queued = false
-	}
-	for i, b := range e.batch {
-		if b == j {
-			e.batch = append(e.batch[:i], e.batch[i+1:]...)
-			break
-		}
-	}
 }
 
 // maybeEnd finishes j once it can say no more (j.mu held): all proofs in,

@@ -158,7 +158,7 @@ func (e *Engine) Status() Status {
 	st.Capacity = Capacity{MemoryBudget: st.Memory.Budget, MemoryFree: st.Memory.Budget - st.Memory.Reserved,
 		Queue: map[string]int{}, PartitionsWaiting: st.Memory.Waiting}
 	e.mu.Lock()
-	for p, n := range e.q.depth() {
+	for p, n := range e.disp.depth() {
 		st.Capacity.Queue[Priority(p).String()] = n
 	}
 	st.Capacity.JobsInFlight = len(e.jobs)
@@ -173,7 +173,7 @@ func (e *Engine) Status() Status {
 		state := j.state
 		j.mu.Unlock()
 		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.circuit, Priority: j.priority.String(),
-			State: state, Partitions: e.partitionStates(j), Age: now.Sub(j.submitted)})
+			State: state, Partitions: partitionStates(j), Age: now.Sub(j.submitted)})
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
@@ -208,10 +208,7 @@ func (e *Engine) Status() Status {
 }
 
 // partitionStates reads a job's per-partition states.
-func (e *Engine) partitionStates(j *job) []string {
-	e.mu.Lock()
-	next := j.next
-	e.mu.Unlock()
+func partitionStates(j *job) []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := make([]string, len(j.partDone))
@@ -219,7 +216,7 @@ func (e *Engine) partitionStates(j *job) []string {
 		switch {
 		case j.partDone[i]:
 			out[i] = "done"
-		case i < next:
+		case i < j.next:
 			out[i] = "running"
 		default:
 			out[i] = "queued"
