@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 
@@ -18,7 +19,7 @@ type device struct {
 	kind    string // "cpu", "gpu" or "given" (Options.Devices)
 	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
-	caps    backend.Capabilities // be's, read once (newDevice)
+	caps    backend.Capabilities // be's, read once (deviceSetup.device)
 	plan    *groth16.Plan        // where each stage of a partition runs (worker.go)
 	lock    *interlock
 	workers int
@@ -31,57 +32,65 @@ type device struct {
 	proved, failed atomic.Int64
 }
 
-// newDevice makes a device of be with its plan and interlock.
-func (e *Engine) newDevice(name, kind string, index int, be backend.Backend, plan *groth16.Plan, workers int) *device {
-	return &device{name: name, kind: kind, index: index, be: be, caps: be.Capabilities(), plan: plan, lock: newInterlock(e.clock), workers: workers}
+// deviceSetup makes the engine's devices (New): from gpus.*, with cpu for
+// the B_G2 MSMs after a GPU's region, or as the device when no GPU serves.
+type deviceSetup struct {
+	gpus  config.GPUs
+	cpu   backend.Backend
+	clock Clock
+	log   *slog.Logger
 }
 
-// setupDevices makes the engine's devices, each with its plan: the given
+// device makes a device of be with its plan and interlock.
+func (s *deviceSetup) device(name, kind string, index int, be backend.Backend, plan *groth16.Plan, workers int) *device {
+	return &device{name: name, kind: kind, index: index, be: be, caps: be.Capabilities(), plan: plan, lock: newInterlock(s.clock), workers: workers}
+}
+
+// devices makes the engine's devices, each with its plan: the given
 // backends (Options.Devices), else the GPUs of the CUDA library, else the
 // CPU (or an error when gpus.required is set).
-func (e *Engine) setupDevices(opt Options) error {
+func (s *deviceSetup) devices(opt Options) ([]*device, error) {
 	if len(opt.Devices) > 0 {
+		var out []*device
 		for i, be := range opt.Devices {
-			e.devices = append(e.devices, e.newDevice(be.Name(), "given", i, be, e.gpuPlan(be), e.cfg.GPUs.WorkersPerDevice))
+			out = append(out, s.device(be.Name(), "given", i, be, s.gpuPlan(be), s.gpus.WorkersPerDevice))
 		}
-		return nil
+		return out, nil
 	}
 	seen := 0
 	if opt.DiscoverGPUs != nil {
 		if gpus, err := opt.DiscoverGPUs(); err == nil && len(gpus) > 0 {
 			seen = len(gpus)
-			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
+			s.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
 		}
 	}
-	gpus, err := e.cudaDevices()
+	gpus, err := s.cudaDevices()
 	if len(gpus) > 0 {
-		e.devices = gpus
-		return nil
+		return gpus, nil
 	}
-	if e.cfg.GPUs.Required {
-		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
+	if s.gpus.Required {
+		return nil, fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
-	e.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err), "nvml_gpus", seen)
+	s.log.Warn("no usable GPU; proving on the CPU backend", "reason", errString(err), "nvml_gpus", seen)
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
-	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
-	e.devices = []*device{e.newDevice("cpu", "cpu", noCPUIndex, e.cpu, plan, e.cfg.GPUs.CPUWorkers)}
-	return nil
+	plan := groth16.NewPlan(groth16.Plan{Device: s.cpu, G2Threads: s.gpus.G2Threads})
+	return []*device{s.device("cpu", "cpu", noCPUIndex, s.cpu, plan, s.gpus.CPUWorkers)}, nil
 }
 
 // gpuPlan is a GPU's plan: the prep and the G2 MSM where gpus.device_prep
 // and gpus.g2_on_gpu say, as far as the backend can.
-func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
-	g := e.cfg.GPUs
-	return groth16.NewPlan(groth16.Plan{Device: be, CPU: e.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
+func (s *deviceSetup) gpuPlan(be backend.Backend) *groth16.Plan {
+	g := s.gpus
+	return groth16.NewPlan(groth16.Plan{Device: be, CPU: s.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
 }
 
 // cudaDevices loads the CUDA library and makes a device per usable GPU
 // (those listed in gpus.devices, or all).
-func (e *Engine) cudaDevices() ([]*device, error) {
-	path := e.cfg.GPUs.CUDALib // resolved by the host layer (config.CUDASearch)
+func (s *deviceSetup) cudaDevices() ([]*device, error) {
+	path := s.gpus.CUDALib // resolved by the host layer (config.CUDASearch)
 	looked := ""
-	if s := e.cfg.GPUs.CUDASearched; len(s) > 0 {
+	if s := s.gpus.CUDASearched; len(s) > 0 {
 		looked = "; looked in " + strings.Join(s, ", ")
 	}
 	if path == "" {
@@ -99,7 +108,7 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		return nil, err
 	}
 	want := map[int]bool{}
-	for _, d := range e.cfg.GPUs.Devices {
+	for _, d := range s.gpus.Devices {
 		want[d] = true
 	}
 	var out []*device
@@ -107,18 +116,18 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		if len(want) > 0 && !want[g.Index] {
 			continue
 		}
-		cp, err := config.DeviceMemoryCap(e.cfg.GPUs.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
+		cp, err := config.DeviceMemoryCap(s.gpus.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
 		opts := cuda.DefaultOptions()
-		opts.MaxDeviceMemory, opts.MSMPool = cp, e.cfg.GPUs.MSMPool
+		opts.MaxDeviceMemory, opts.MSMPool = cp, s.gpus.MSMPool
 		be, err := cuda.NewBackend(lib, g, opts)
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
-		out = append(out, e.newDevice(be.Name(), "gpu", g.Index, be, e.gpuPlan(be), e.cfg.GPUs.WorkersPerDevice))
-		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
+		out = append(out, s.device(be.Name(), "gpu", g.Index, be, s.gpuPlan(be), s.gpus.WorkersPerDevice))
+		s.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s sees %d GPU(s), none of them selected by gpus.devices", path, len(gpus))
@@ -147,12 +156,12 @@ func (d *device) outOfService() error {
 // without a result as the CUDA backend's): it frees what the backend keeps
 // on its device, such as resident parameter points. Call it once, after
 // the workers have stopped.
-func (e *Engine) closeBackends() {
-	for _, d := range e.devices {
+func closeBackends(devices []*device, log *slog.Logger) {
+	for _, d := range devices {
 		switch c := d.be.(type) {
 		case io.Closer:
 			if err := c.Close(); err != nil {
-				e.log.Warn("closing a device's backend", "device", d.name, "err", err)
+				log.Warn("closing a device's backend", "device", d.name, "err", err)
 			}
 		case interface{ Close() }:
 			c.Close()

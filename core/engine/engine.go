@@ -117,7 +117,8 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if e.cpu == nil {
 		e.cpu = &cpu.Backend{NbTasks: cfg.Synthesis.Threads}
 	}
-	if err := e.setupDevices(opt); err != nil {
+	setup := &deviceSetup{gpus: cfg.GPUs, cpu: e.cpu, clock: e.clock, log: e.log}
+	if e.devices, err = setup.devices(opt); err != nil {
 		e.pool.close()
 		return nil, err
 	}
@@ -186,5 +187,5 @@ func (e *Engine) Close() {
 		}
 	}
 	e.pool.close()
-	e.closeBackends() // after the pool, which unpins its buffers through a backend
+	closeBackends(e.devices, e.log) // after the pool, which unpins its buffers through a backend
 }
