@@ -64,10 +64,10 @@ type Engine struct {
 	started  time.Time
 	finished *retention  // ended jobs not yet collected (retention.go)
 	disp     *dispatcher // the queue and its batches (dispatch.go)
+	keys     *keyUses    // the keys of unsettled jobs (release.go)
 
 	mu     sync.Mutex
 	jobs   map[string]*job
-	keys   map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
 	closed bool
 	nextID atomic.Int64
 
@@ -94,10 +94,11 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		pool:     newPool(poolMax(cfg.Memory, budget), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
 		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
-		keys:     map[*params.ProvingKey]*keyUse{},
 		synthQ:   make(chan *task),
 		closing:  make(chan struct{}),
 	}
+	// a key's release waits for the jobs that use it
+	e.keys = newKeyUses(func(pk *params.ProvingKey) { releaseKey(e.adm, e.devices, pk) })
 	e.pool.room = e.adm.room
 	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)
 	if e.adm.avail == nil {

@@ -50,7 +50,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	}
 	j.ctx, j.cancel = context.WithCancelCause(context.Background())
 	// The key's device memory is not released while the job may use it.
-	keyDone := e.useKey(req.Circuit.PK)
+	keyDone := e.keys.use(req.Circuit.PK)
 	// Cancellation and the deadline end the job even while it waits in
 	// the queue; once it has settled, it lets go of its key.
 	go func() {
