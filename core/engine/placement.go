@@ -105,6 +105,21 @@ func (p *placer) check(pl Placement) error {
 	return fmt.Errorf("%w: index %d, the engine has %d device(s) with indexes %v", ErrNoDevice, i, len(idx), idx)
 }
 
+// checkRows refuses partitions of n rows when a device cannot run them
+// within its memory cap (Capabilities.Cap), with that device's numbers:
+// any device may take any partition from the shared queue, so each must
+// fit it. Every device then plans its resident sets for that size.
+func (p *placer) checkRows(n int) error {
+	for _, d := range p.devices {
+		if c := d.caps.Cap; c != nil {
+			if err := c.CheckRows(n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // queueFor is the queue a synthesized partition waits in for a device:
 // its pinned device's own queue, or the shared one.
 func (p *placer) queueFor(t *task) chan *task {

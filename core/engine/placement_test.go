@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/internal/clock"
 )
 
@@ -258,4 +259,48 @@ func TestPlacerRoutesAndTakes(t *testing.T) {
 	failDevice(t, q.devices[1])
 	q.shared <- anyDev
 	require.Same(t, anyDev, q.take(q.devices[0]), "with no device in service, a device takes it to fail it")
+}
+
+// capBackend refuses partitions of more than max rows, as a GPU under a
+// device-memory cap does, and records the sizes it was told to plan for.
+type capBackend struct {
+	cpu.Backend
+	name    string
+	max     int
+	planned []int
+}
+
+func (b *capBackend) Name() string { return b.name }
+
+func (b *capBackend) Capabilities() backend.Capabilities {
+	c := b.Backend.Capabilities()
+	c.Cap = b
+	return c
+}
+
+func (b *capBackend) CheckRows(rows int) error {
+	if rows > b.max {
+		return fmt.Errorf("%d rows, room for %d: %w", rows, b.max, backend.ErrDeviceMemory)
+	}
+	b.planned = append(b.planned, rows)
+	return nil
+}
+
+// A request whose partitions no capped device can run is refused at
+// Submit, with the device's numbers; one that fits is planned for on
+// every device and proved.
+func TestSubmitChecksTheDeviceMemoryCap(t *testing.T) {
+	f := testCircuit(t)
+	n := len(f.circuit.PK.H) + 1
+	small, roomy := &capBackend{name: "small", max: n - 1}, &capBackend{name: "roomy", max: n}
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{roomy, small}})
+	_, err := e.Submit(f.request("", 2, Normal))
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, backend.ErrDeviceMemory)
+	require.ErrorContains(t, err, fmt.Sprintf("%d rows, room for %d", n, n-1))
+
+	small.max = n
+	f.proveChecked(t, e, f.request("", 2, Normal))
+	require.Equal(t, []int{n, n}, roomy.planned, "planned for at each Submit that reached it")
+	require.Equal(t, []int{n}, small.planned)
 }

@@ -125,24 +125,8 @@ func (e *Engine) check(req *Request) error {
 			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d, %d of it held by the loaded parameters", ErrTooLarge, i, ws, st.Budget, st.Keys)
 		}
 		if i == 0 {
-			if err := e.checkDeviceMemory(n); err != nil {
+			if err := e.place.checkRows(n); err != nil {
 				return fmt.Errorf("%w: %w", ErrTooLarge, err)
-			}
-		}
-	}
-	return nil
-}
-
-// checkDeviceMemory refuses partitions of n rows when a device cannot run
-// them within its memory cap (Capabilities.Cap), with that device's
-// numbers: any device may take any partition from the shared queue, so
-// each must fit it. Every device then plans its resident sets for that
-// size.
-func (e *Engine) checkDeviceMemory(n int) error {
-	for _, d := range e.devices {
-		if c := d.caps.Cap; c != nil {
-			if err := c.CheckRows(n); err != nil {
-				return err
 			}
 		}
 	}
