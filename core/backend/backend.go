@@ -55,6 +55,9 @@ type Capabilities struct {
 	Pin HostPinner
 	// Keys frees what the device keeps of a key between proofs.
 	Keys KeyReleaser
+	// Holds tells whether the device holds a key whole (its host copy may
+	// then be given back).
+	Holds KeyHolder
 	// Warm makes a key's point sets resident before its first proof.
 	Warm Warmer
 	// Subgroup checks a parameter file's points for subgroup membership.
@@ -145,6 +148,14 @@ type HostPinner interface {
 // handle names it any more (a later MSM over pk would upload it again).
 type KeyReleaser interface {
 	ReleaseKey(pk *params.ProvingKey)
+}
+
+// KeyHolder is offered by backends that can tell whether they hold
+// every point set of pk resident, G2's included when withG2: their proofs
+// over pk then read none of those points on the host, whose copy may be
+// given back (params.ProvingKey.ReleaseHost).
+type KeyHolder interface {
+	HoldsKey(pk *params.ProvingKey, withG2 bool) bool
 }
 
 // Warmer is offered by backends that keep point sets on the device

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unsafe"
-
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/params"
@@ -98,13 +95,6 @@ func partitionBytes(req *Request, i int) uint64 {
 	return workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
-// keyBytes is the size of pk's host copy: its point sets.
-func keyBytes(pk *params.ProvingKey) uint64 {
-	g1 := uint64(unsafe.Sizeof(bls.G1Affine{}))
-	g2 := uint64(unsafe.Sizeof(bls.G2Affine{}))
-	return g1*uint64(len(pk.IC)+len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1)) + g2*uint64(len(pk.BG2))
-}
-
 // memFitsLocked reports whether a partition of n bytes fits in what the
 // host could map now (a.mu held). With nothing reserved it always does.
 func (a *admission) memFitsLocked(n uint64) bool {
@@ -133,13 +123,14 @@ func (a *admission) fits(n uint64) bool {
 
 func (a *admission) fitsLocked(n uint64) bool { return a.keys <= a.budget && n <= a.budget-a.keys }
 
-// holdKey counts pk's host copy (keyBytes) against the budget until
-// unholdKey, once however often it is called.
+// holdKey counts what is on the host of pk's copy now (HostBytes: the
+// pages given back to the devices' copies are not) against the budget
+// until unholdKey, once however often it is called.
 func (a *admission) holdKey(pk *params.ProvingKey) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.held[pk]; !ok {
-		n := keyBytes(pk)
+		n := pk.HostBytes()
 		a.held[pk] = n
 		a.keys += n
 	}

@@ -16,14 +16,14 @@ import (
 // uploading the SRS). Devices out of service are passed over; the first
 // error is returned after every device has been tried.
 //
-// WarmKey also counts pk's host copy against memory.budget until the key
-// is released: the partitions are admitted in what the loaded parameters
-// leave of it.
+// WarmKey then gives back the host pages of pk's sections that every
+// device holds (releaseHost), and counts what remains of pk's host copy
+// against memory.budget until the key is released: the partitions are
+// admitted in what the loaded parameters leave of it.
 func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 	if pk == nil {
 		return nil
 	}
-	e.adm.holdKey(pk)
 	errs := make([]error, len(e.devices))
 	var wg sync.WaitGroup
 	for i, d := range e.devices {
@@ -37,6 +37,8 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		})
 	}
 	wg.Wait()
+	e.releaseHost(pk)
+	e.adm.holdKey(pk)
 	e.prefill(pk)
 	for _, err := range errs {
 		if err != nil {
@@ -44,6 +46,31 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 		}
 	}
 	return nil
+}
+
+// releaseHost gives back the host pages of pk's sections (those read
+// from a file off the heap: params.Options.OffHeap) when every device
+// holds them resident, B_G2's when every device's G2 MSM runs on the
+// GPU (gpus.g2_on_gpu): no proof over pk then reads them on the host, and a
+// 2^27-domain key (~71 GB) beside its file in /dev/shm would not fit a
+// 125 GiB host twice. What later needs them there (a device that streams
+// them, the CPU backend after a device failure) reads them from the file
+// again (params.EnsureHost).
+func (e *Engine) releaseHost(pk *params.ProvingKey) {
+	if len(e.devices) == 0 {
+		return
+	}
+	withG2 := true
+	for _, d := range e.devices {
+		h := d.caps.Holds
+		if d.kind == "cpu" || d.lock.failed() != nil || h == nil || !h.HoldsKey(pk, d.plan.G2OnGPU) {
+			return
+		}
+		withG2 = withG2 && d.plan.G2OnGPU
+	}
+	before := pk.HostBytes()
+	pk.ReleaseHost(withG2)
+	e.log.Debug("engine: parameters held by the devices; host pages given back", "bytes", before-pk.HostBytes())
 }
 
 // prefillPartitions is how many partitions' buffers a loaded key's

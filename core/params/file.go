@@ -50,6 +50,12 @@ type Options struct {
 	// it lists and whose BLAKE2b digest matches. Leave it nil when Checker
 	// outruns BLAKE2b (~1 GB/s on one core), as a GPU does.
 	Manifest Manifest
+	// OffHeap puts the large query sections of a key read from a file
+	// (ReadProvingKey) in mappings of their own, whose pages can be given
+	// back once a device holds them (hostmem.go).
+	OffHeap bool
+	// src is the file being read, for sections off the heap.
+	src *source
 	// Progress, when set, is told how a long load advances: the event's
 	// stage is one of the Stage constants, counted in bytes (points for
 	// StageSubgroup). Calls are serialised (progress.Serialised); see
@@ -87,6 +93,8 @@ type reader struct {
 	// decoded counts the bytes of point sections decoded, for progress.
 	decoded  atomic.Int64
 	progress progress.Func
+	// regs collects the off-heap sections made (nil: none are).
+	regs *[]*hostRegion
 }
 
 func (r *reader) take(section string, n int) ([]byte, error) {
@@ -144,8 +152,9 @@ func (r *reader) g1sTo(section string, start func([]bls.G1Affine) func(from, to 
 	if err != nil {
 		return nil, err
 	}
+	at := r.off
 	b, _ := r.take(section, n*G1Uncompressed)
-	out := make([]bls.G1Affine, n)
+	out := mapPoints[bls.G1Affine](n, r.opt, at, r.regs)
 	var decoded func(from, to int)
 	if start != nil {
 		decoded = start(out)
@@ -162,8 +171,9 @@ func (r *reader) g2sTo(section string, start func([]bls.G2Affine) func(from, to 
 	if err != nil {
 		return nil, err
 	}
+	at := r.off
 	b, _ := r.take(section, n*G2Uncompressed)
-	out := make([]bls.G2Affine, n)
+	out := mapPoints[bls.G2Affine](n, r.opt, at, r.regs)
 	var decoded func(from, to int)
 	if start != nil {
 		decoded = start(out)
@@ -272,10 +282,10 @@ func (r *reader) verifyingKey() (*VerifyingKey, error) {
 func DecodeProvingKey(data []byte, opt Options) (*ProvingKey, error) {
 	opt.Progress = progress.Serialised(opt.Progress)
 	if opt.SkipSubgroupCheck {
-		return decodeCurve(data, opt, nil)
+		return decodeCurve(data, opt, nil, nil)
 	}
 	checks := startChecks(opt.checker(), pointTotal(data), opt.Progress, nil)
-	pk, err := decodeCurve(data, opt, checks)
+	pk, err := decodeCurve(data, opt, checks, nil)
 	if err = checks.finish(err); err != nil {
 		return nil, err
 	}
@@ -295,7 +305,7 @@ var sectionDecoded func(name string)
 // against 4.2 s unchecked on the H200: its ~2 s decode left the device
 // idle). Errors do not depend on the order: the first format or curve
 // error in file order wins.
-func decodeCurve(data []byte, opt Options, checks *sectionChecks) (*ProvingKey, error) {
+func decodeCurve(data []byte, opt Options, checks *sectionChecks, regs *[]*hostRegion) (*ProvingKey, error) {
 	r := &reader{data: data, opt: opt, progress: opt.Progress}
 	vk, err := r.verifyingKey()
 	if err != nil {
@@ -338,7 +348,7 @@ func decodeCurve(data []byte, opt Options, checks *sectionChecks) (*ProvingKey, 
 		return checks.section(querySets(pk)[i])
 	}
 	for i := range 5 {
-		sr := &reader{data: data, off: at[i], opt: opt, progress: opt.Progress}
+		sr := &reader{data: data, off: at[i], opt: opt, progress: opt.Progress, regs: regs}
 		if i == 4 {
 			pk.BG2, errs[i] = sr.g2sTo(names[i], func(p []bls.G2Affine) func(int, int) { pk.BG2 = p; return start(i) })
 		} else {

@@ -70,6 +70,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 	}
 	at := time.Now()
 	before, statErr := fileio.StampOf(path)
+	var regs []*hostRegion
+	if opt.OffHeap && statErr == nil {
+		opt.src = &source{path: path, stamp: before}
+	}
 	if rec != nil && statErr == nil {
 		info.Key, info.Stamped = rec.keyByStamp(path, before)
 	}
@@ -91,12 +95,19 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		if rec != nil && !info.Stamped {
 			ready = make(chan struct{})
 		}
-		if !opt.SkipSubgroupCheck && !info.Stamped && !listed {
+		filling := false // checks only hand a device the ranges
+		switch {
+		case !opt.SkipSubgroupCheck && !info.Stamped && !listed:
 			wait := ready
 			if ready != nil && !rec.HasSize(int64(len(data))) {
 				wait = nil
 			}
 			checks = startChecks(checker, pointTotal(data), opt.Progress, wait)
+		case !listed:
+			// Nothing to check: a device still takes the ranges as they
+			// decode (a 2^27-domain key is never whole on the host).
+			checks = startFills(checker, pointTotal(data), opt.Progress)
+			filling = checks != nil
 		}
 		var hit bool // the content key is recorded
 		var hashErr error
@@ -112,11 +123,11 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 					return
 				}
 				if hit = rec.Has(info.Key, info.Size); hit && checks != nil {
-					checks.abandon()
+					checks.vouch()
 				}
 			})
 		}
-		pk, err = decodeCurve(data, opt, checks)
+		pk, err = decodeCurve(data, opt, checks, &regs)
 		wg.Wait()
 		if err == nil {
 			err = hashErr
@@ -139,17 +150,25 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		after, afterErr := fileio.StampOf(path)
 		unchanged := statErr == nil && afterErr == nil && after == before && before.Size == info.Size
 
-		// Establish the subgroup.
+		// Establish the subgroup. A device that only took the ranges keeps
+		// them if it took them all (a failed upload is not the file's
+		// fault: what it left out goes up with the first proof).
 		switch {
 		case opt.SkipSubgroupCheck:
+			if checks != nil {
+				_ = checks.finish(nil)
+			}
 			info.Validation = ValidationSkipped
 			return nil
 		case info.Stamped && unchanged:
+			if checks != nil {
+				_ = checks.finish(nil)
+			}
 			info.Validation = ValidationRecord
 			return nil
 		case hit:
 			if checks != nil {
-				checks.finish(nil) // abandoned: the record vouches
+				_ = checks.finish(nil) // the record vouches
 			}
 			info.Validation = ValidationRecord
 			if unchanged && rec.stampable(before, at) {
@@ -161,6 +180,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 			// The file changed while it was read: what was decoded may not
 			// be what the stamp vouched for, so it is checked.
 			info.Key, info.Stamped = ContentKey{}, false
+		}
+		if filling {
+			_ = checks.finish(nil)
+			checks = nil // the whole check below
 		}
 		info.Validation = ValidationChecked
 		if checks != nil {
@@ -187,8 +210,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		return nil
 	})
 	if err != nil {
+		collectRegions(nil, regs)
 		return nil, LoadInfo{}, err
 	}
+	collectRegions(pk, regs)
 	if rec == nil {
 		info.Key = ContentKey{}
 	}

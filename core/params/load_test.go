@@ -89,7 +89,7 @@ func TestChecksOverlapDecoding(t *testing.T) {
 
 // sequentialErr is the reference: decode everything, then check.
 func sequentialErr(data []byte) error {
-	pk, err := decodeCurve(data, Options{}, nil)
+	pk, err := decodeCurve(data, Options{}, nil, nil)
 	if err != nil {
 		return err
 	}

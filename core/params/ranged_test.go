@@ -2,6 +2,8 @@ package params
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
@@ -19,11 +21,12 @@ type rangeChecker struct {
 	mu     sync.Mutex
 	begun  map[string]int // section → its length at Begin
 	ranges map[string][][2]int
-	done   map[string][]bool // section → its Done calls
+	fills  map[string][][2]int // ranges taken unchecked (Fill)
+	done   map[string][]bool   // section → its Done calls
 }
 
 func newRangeChecker() *rangeChecker {
-	return &rangeChecker{begun: map[string]int{}, ranges: map[string][][2]int{}, done: map[string][]bool{}}
+	return &rangeChecker{begun: map[string]int{}, ranges: map[string][][2]int{}, fills: map[string][][2]int{}, done: map[string][]bool{}}
 }
 
 type loggedSection struct {
@@ -37,6 +40,13 @@ func (s loggedSection) Check(from, to int) (int, error) {
 	s.c.ranges[s.name] = append(s.c.ranges[s.name], [2]int{from, to})
 	s.c.mu.Unlock()
 	return s.check(from, to), nil
+}
+
+func (s loggedSection) Fill(from, to int) error {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	s.c.fills[s.name] = append(s.c.fills[s.name], [2]int{from, to})
+	return nil
 }
 
 func (s loggedSection) Done(complete bool) {
@@ -139,18 +149,71 @@ func TestRangedErrorIsFirstBadPoint(t *testing.T) {
 	})
 }
 
-// A record hit abandons the ranged check: what was begun ends incomplete
-// (a device drops what it received) and the load is valid by the record.
-func TestRangedCheckAbandonedOnRecordHit(t *testing.T) {
+// A record hit stops the ranged check, not the ranges: each section's
+// ranges are checked or, once the record vouches, only filled, together
+// covering the section once, and every section ends complete (the device
+// keeps what it took). The load is valid by the record.
+func TestRangedCheckVouchedOnRecordHit(t *testing.T) {
 	smallBlocks(t)
 	dir, path := keyFile(t, 45)
 	rec := OpenRecord(dir)
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
+	// A copy the record's stamp does not know: found by its content key,
+	// hashed while it decodes.
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	other := filepath.Join(t.TempDir(), "copy.params")
+	require.NoError(t, os.WriteFile(other, data, 0o644))
 	chk := newRangeChecker()
-	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})
+	_, info, err := ReadProvingKeyInfo(other, Options{Checker: chk, Record: rec, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationRecord, info.Validation)
-	for name, d := range chk.done {
-		require.Equal(t, []bool{false}, d, "%s ends incomplete", name)
+	requireCovered(t, path, chk, true)
+}
+
+// A trusted file, or one whose stamp the record knows, is not checked,
+// but a device that takes ranges still takes every one as it decodes, to
+// keep: the key goes up once, beside the decoding.
+func TestUncheckedLoadsFillTheDevice(t *testing.T) {
+	smallBlocks(t)
+	dir, path := keyFile(t, 47)
+	chk := newRangeChecker()
+	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, SkipSubgroupCheck: true, NbTasks: 2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationSkipped, info.Validation)
+	requireCovered(t, path, chk, false)
+
+	rec := OpenRecord(dir)
+	rec.racy = 0 // the file is new: stamp it anyway
+	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
+	chk = newRangeChecker()
+	_, info, err = ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationRecord, info.Validation)
+	require.True(t, info.Stamped)
+	requireCovered(t, path, chk, false)
+}
+
+// requireCovered: the checker took every query section of path's key
+// range by range, checked (when mayCheck) or filled, each point once, and
+// every section ended complete.
+func requireCovered(t *testing.T, path string, chk *rangeChecker, mayCheck bool) {
+	t.Helper()
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	lens := []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
+	for i, name := range []string{"g1-0", "g1-1", "g1-2", "g1-3", "g2-4"} {
+		rs := append(append([][2]int(nil), chk.ranges[name]...), chk.fills[name]...)
+		if !mayCheck {
+			require.Empty(t, chk.ranges[name], "%s: nothing checked", name)
+		}
+		sort.Slice(rs, func(a, b int) bool { return rs[a][0] < rs[b][0] })
+		at := 0
+		for _, r := range rs {
+			require.Equal(t, at, r[0], "%s: ranges in order, without gap or overlap", name)
+			at = r[1]
+		}
+		require.Equal(t, lens[i], at, "%s: the ranges cover the section", name)
+		require.Equal(t, []bool{true}, chk.done[name], "%s: ended once, complete", name)
 	}
 }

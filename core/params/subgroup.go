@@ -85,6 +85,10 @@ type SectionCheck interface {
 	// firstBad is the least index (in the section) of one outside the
 	// subgroup, or -1. Ranges may be checked from several goroutines.
 	Check(from, to int) (firstBad int, err error)
+	// Fill takes points [from, to) without checking them: their contents
+	// are known valid (a record or the caller vouches), and the device
+	// keeps them for the MSMs as it keeps checked ones.
+	Fill(from, to int) error
 	// Done ends the check once no Check is running: complete when every
 	// range was checked and passed and the key is kept (the device may
 	// keep the points it received); otherwise what was received is
@@ -185,7 +189,7 @@ func CheckSubgroups(pk *ProvingKey, c SubgroupChecker, report progress.Func) err
 		sc.total += int64(s.len())
 	}
 	for _, s := range sets {
-		if err := sc.check(s, nil); err != nil {
+		if err := sc.check(s, nil, false); err != nil {
 			return err
 		}
 	}
@@ -206,9 +210,12 @@ type setChecker struct {
 
 // check checks s; stopped, when set, is polled between checker calls.
 // The error of a point outside the subgroup wraps a *badPoint.
-func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
+func (sc *setChecker) check(s subgroupSet, stopped func() bool, fill bool) error {
 	if s.ranged != nil {
-		return sc.checkRange(s, stopped)
+		return sc.checkRange(s, stopped, fill)
+	}
+	if fill {
+		return nil // vouched for, and nothing to keep
 	}
 	_, onCPU := sc.c.(CPUChecker)
 	// A device checker gets each query whole: it uploads the very slices
@@ -245,12 +252,20 @@ func (sc *setChecker) check(s subgroupSet, stopped func() bool) error {
 	return nil
 }
 
-// checkRange checks the range item s of a ranged section.
-func (sc *setChecker) checkRange(s subgroupSet, stopped func() bool) error {
+// checkRange checks the range item s of a ranged section, or only fills
+// it when fill says so.
+func (sc *setChecker) checkRange(s subgroupSet, stopped func() bool, fill bool) error {
 	if stopped != nil && stopped() {
 		return errAbandoned
 	}
-	bad, err := s.ranged.begin(sc.c.(RangeChecker), s).Check(s.from, s.to)
+	c := s.ranged.begin(sc.c.(RangeChecker), s)
+	if fill {
+		if err := c.Fill(s.from, s.to); err != nil {
+			return &badPoint{index: s.from, err: fmt.Errorf("params: %s: upload: %w", s.name, err)}
+		}
+		return nil
+	}
+	bad, err := c.Check(s.from, s.to)
 	if err != nil {
 		return &badPoint{index: s.from, err: fmt.Errorf("params: %s: subgroup check: %w", s.name, err)}
 	}
@@ -310,11 +325,14 @@ type sectionChecks struct {
 	ranged []*rangedSection // the ranged sections begun, for Done
 	rc     RangeChecker     // set: query sections are checked range by range
 	stop   chan struct{}    // closed to abandon the check
-	once   sync.Once
-	done   chan struct{} // closed when the goroutine has returned
-	err    error         // valid once done is closed
-	first  time.Time     // the first checker call's start (guarded by mu)
-	busy   atomic.Int64  // nanoseconds in checker calls
+	// fill: the contents are vouched for; ranges are only handed to the
+	// device, which keeps them (the check of a record hit, or none).
+	fill  atomic.Bool
+	once  sync.Once
+	done  chan struct{} // closed when the goroutine has returned
+	err   error         // valid once done is closed
+	first time.Time     // the first checker call's start (guarded by mu)
+	busy  atomic.Int64  // nanoseconds in checker calls
 }
 
 // timing returns when the first checker call started, from t0, and the
@@ -332,7 +350,13 @@ func (s *sectionChecks) timing(t0 time.Time) (start, busy time.Duration) {
 // ready is closed (nil: at once); total is the number of points of the
 // whole key, for progress.
 func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-chan struct{}) *sectionChecks {
+	return begin(c, total, report, ready, false)
+}
+
+// begin is startChecks, only filling from the start when fill is set.
+func begin(c SubgroupChecker, total int64, report progress.Func, ready <-chan struct{}, fill bool) *sectionChecks {
 	s := &sectionChecks{stop: make(chan struct{}), done: make(chan struct{})}
+	s.fill.Store(fill)
 	s.cond = sync.NewCond(&s.mu)
 	sc := &setChecker{c: c, progress: report, total: total}
 	workers := 2
@@ -379,7 +403,7 @@ func startChecks(c SubgroupChecker, total int64, report progress.Func, ready <-c
 						s.first = t
 					}
 					s.mu.Unlock()
-					err := sc.check(set, s.stopped)
+					err := sc.check(set, s.stopped, s.fill.Load())
 					s.busy.Add(int64(time.Since(t)))
 					if err != nil {
 						at := failIndex(err)
@@ -458,6 +482,28 @@ func (s *sectionChecks) stopped() bool {
 // abandon stops the check after the checker call in progress (a device
 // call cannot be interrupted); safe from any goroutine, more than once.
 func (s *sectionChecks) abandon() { s.once.Do(func() { close(s.stop) }) }
+
+// vouch stops checking, the contents being known valid (a record hit),
+// but goes on handing a device checker its ranges, which it keeps: the
+// key's points are uploaded once, beside the decoding, and leave the host
+// as they go up. Another checker stops.
+func (s *sectionChecks) vouch() {
+	if s.rc == nil {
+		s.abandon()
+		return
+	}
+	s.fill.Store(true)
+}
+
+// startFills starts handing a device checker c the key's ranges to keep,
+// unchecked (a trusted file, or one its record vouches for before the
+// decode); nil when c takes no ranges.
+func startFills(c SubgroupChecker, total int64, report progress.Func) *sectionChecks {
+	if _, ok := c.(RangeChecker); !ok {
+		return nil
+	}
+	return begin(c, total, report, nil, true)
+}
 
 // finish is called once, when decoding ended with decodeErr: it waits for
 // the goroutine and returns decodeErr if set (the check is then abandoned:

@@ -51,8 +51,12 @@ func (s *Service) subgroupChecker() params.SubgroupChecker {
 // the record, then in Filecoin's manifest, then checked.
 func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	cfg := s.config()
-	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck}
+	// Off the heap: the devices that hold a key let its host pages go
+	// (engine.WarmKey).
+	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, OffHeap: true}
 	if opt.SkipSubgroupCheck {
+		// Unchecked, but a device still takes the points as they decode.
+		opt.Checker = s.subgroupChecker()
 		return opt
 	}
 	s.mu.Lock()

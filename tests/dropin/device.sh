@@ -22,7 +22,12 @@
 # CUZK_LOG_LEVEL=debug (each partition's timeline in the bench logs),
 # DROPIN_BENCH_ARGS (more bench flags, split on spaces, e.g. --keep-abc),
 # DROPIN_ENGINE_ARGS (more cuzk bench flags for the engine step, e.g.
-# --concurrency 2).
+# --concurrency 2), DROPIN_PARAMS_DIR (where the parameter file goes,
+# default DROPIN_WORK: /dev/shm where the disk cannot hold it, as a
+# 2^27-domain key's ~71 GB on a 64 GiB disk), DROPIN_LEAN=1 (prepare keeps
+# only what the srs and bench steps read: the circuit and witnesses go),
+# DROPIN_SRS_RUNS (the srs step's loads, default "unchecked checked
+# recorded").
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}
@@ -55,6 +60,8 @@ cfgargs=()
 benchargs=()
 read -r -a benchargs <<<"${DROPIN_BENCH_ARGS:-}"
 steps=${*:-prepare srs bench}
+pdir=${DROPIN_PARAMS_DIR:-${DROPIN_WORK:-/tmp/cuzk-dropin}}/2^$S
+srsruns=${DROPIN_SRS_RUNS:-unchecked checked recorded}
 has() { [[ " $steps " == *" $1 "* ]]; }
 cuzk=$root/bin/cuzk
 timed() { # timed LOG CMD...: runs CMD, appends its output and wall time to LOG
@@ -90,7 +97,7 @@ constraints=$(((1 << S) - 64))
 dumps=()
 for j in $(seq 1 "$ndumps"); do dumps+=(--dump "$work/dump$j"); done
 if has prepare; then
-  mkdir -p "$work"
+  mkdir -p "$work" "$pdir"
   log=$out/prepare-2^$S.log
   timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed 1 --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" || exit 1
   for j in $(seq 2 "$ndumps"); do # other witnesses of the same circuit
@@ -98,16 +105,18 @@ if has prepare; then
     rm -f "$work/tmp.r1cs"
   done
   if [ "$key" = tiled ]; then
-    timed "$log" "$cuzk" setup --tiled --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+    timed "$log" "$cuzk" setup --tiled --r1cs "$work/c.r1cs" --out "$pdir/c.params" --seed 7 || exit 1
   else
-    timed "$log" "$cuzk" setup --r1cs "$work/c.r1cs" --out "$work/c.params" --seed 7 || exit 1
+    timed "$log" "$cuzk" setup --r1cs "$work/c.r1cs" --out "$pdir/c.params" --seed 7 || exit 1
   fi
   for j in $(seq 1 "$ndumps"); do
-    timed "$log" "$cuzk" dump-assignment --trusted-params --params "$work/c.params" --r1cs "$work/c.r1cs" \
+    timed "$log" "$cuzk" dump-assignment --trusted-params --params "$pdir/c.params" --r1cs "$work/c.r1cs" \
       --wtns "$work/w$j.wtns" --out "$work/dump$j" || exit 1
     has engine && [ "$j" = 1 ] || rm -f "$work/w$j.wtns" # engine proves w1 again
   done
-  ls -la "$work" >>"$log"
+  [ "${DROPIN_LEAN:-0}" = 1 ] && rm -f "$work/c.r1cs" "$work"/w*.wtns
+  ls -la "$work" "$pdir" >>"$log"
+  df -h "$work" "$pdir" >>"$log"
 fi
 # srs: create_SRS in separate processes: unchecked (srs.skip_subgroup_check,
 # the baseline), then validated with an empty validation record (the
@@ -118,18 +127,18 @@ if has srs; then
   rec=$work/srs-record
   rm -rf "$rec"
   log=$out/srs-2^$S.log
-  for run in unchecked checked recorded; do
+  for run in $srsruns; do
     c=$config$'\n[srs]\nvalidation_record_dir = "'$rec'"'
     [ $run = unchecked ] && c=$config$'\n[srs]\nskip_subgroup_check = true'
     echo "== create_SRS, $run" >>"$log"
-    timed "$log" "$root/build/dropin_bench" --params "$work/c.params" --config "$c" --srs-only
+    timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" --config "$c" --srs-only
   done
   grep -E "^== |^metric create_srs" "$log"
 fi
 if has bench; then
   for n in $ns; do
     log=$out/bench-2^$S-n$n.log
-    timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
+    timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits "$n" \
       --calls "$calls" --depth "$depth" --mode both "${cfgargs[@]}" "${noverify[@]}" "${benchargs[@]}"
     sed -n '/^drop-in bench/,/^proofs:/p' "$log"
   done
@@ -153,7 +162,7 @@ if has multi; then
   for spec in "${specs[@]}"; do
     echo "== $spec" >>"$log"
     # shellcheck disable=SC2086
-    timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits "$n" \
+    timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits "$n" \
       --calls "$calls" --mode sync "${cfgargs[@]}" "${noverify[@]}" $spec
     rc=$?
     if [ "$gpus" = 1 ] && [ "$spec" = "--threads 2 --gpus 0,1" ]; then
@@ -171,7 +180,7 @@ fi
 # tiled key, whose proofs do not verify.
 if has cpu; then
   log=$out/cpu-2^$S.log
-  timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
+  timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync "${cfgargs[@]}" "${noverify[@]}" --proofs-out "$work/gpu.proof"
   # no CUDA library: cuda_lib set in the config's [gpus] table (a second
   # [gpus] table would be a TOML error)
@@ -181,7 +190,7 @@ if has cpu; then
   else
     gpucfg=$config$'\n[gpus]\n'$nolib
   fi
-  timed "$log" "$root/build/dropin_bench" --params "$work/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
+  timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync --config "$gpucfg" "${noverify[@]}" --proofs-out "$work/cpu.proof"
   if cmp "$work/gpu.proof" "$work/cpu.proof"; then
     echo "GPU proof equals the CPU backend's, byte for byte" | tee -a "$log"
@@ -218,7 +227,7 @@ if has engine; then
       printf '%s\n' "$c" >"$work/engine-$devs.toml"
       eargs=(--config "$work/engine-$devs.toml")
     fi
-    timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$work/c.params" \
+    timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$pdir/c.params" \
       --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}" "${engineargs[@]}"
   done
   grep -E "^== |throughput|^device |^peak RSS|verif" "$log"

@@ -49,6 +49,13 @@
  *   --keep-abc      async: free a, b, c after finalize instead of when start
  *                   returns (bellperson's way), to see what their freeing
  *                   beside the device's work costs
+ *   --shared-abc    every circuit of a call passes its dump's own a, b, c
+ *                   (no per-circuit copies: ten circuits of 2^27 would be
+ *                   130 GB of them; the library copies what it keeps)
+ *   --unlink-params remove the parameter file once create_SRS returns (a
+ *                   host that keeps it in RAM, /dev/shm, gets its pages
+ *                   back; a proof that would read it again fails); needs
+ *                   --no-verify
  *   --srs-only      time create_SRS alone and exit
  *   --proofs-out F  write the first call's proofs (384 bytes each, in
  *                   memory layout) to F, to compare runs across processes
@@ -468,7 +475,8 @@ typedef struct bench {
     int ndumps;
     size_t circuits;
     int calls, depth, gpu_index;
-    int keep_abc; /* async: a, b, c freed after finalize (--keep-abc) */
+    int keep_abc;   /* async: a, b, c freed after finalize (--keep-abc) */
+    int shared_abc; /* every circuit passes its dump's own a, b, c (--shared-abc) */
     int threads;
     int gpus[MAX_THREADS]; /* thread t's gpu_index */
     unsigned long seed;
@@ -497,6 +505,10 @@ static void call_prepare(const bench* b, call_bufs* cb) {
         const dump* d = dump_of(b, i);
         const uint8_t* src[3] = {d->a, d->b, d->c};
         for (int k = 0; k < 3; k++) {
+            if (b->shared_abc) { /* freed as NULL by call_release_abc */
+                cb->abc[3 * i + k] = NULL;
+                continue;
+            }
             cb->abc[3 * i + k] = xmalloc(32 * d->abc);
             memcpy(cb->abc[3 * i + k], src[k], 32 * d->abc);
         }
@@ -510,9 +522,9 @@ static void call_prepare(const bench* b, call_bufs* cb) {
         x->b_aux_density = d->b_aux;
         x->b_aux_bit_len = d->naux;
         x->b_aux_popcount = d->b_aux_pop;
-        x->a = (const fr_t*)cb->abc[3 * i];
-        x->b = (const fr_t*)cb->abc[3 * i + 1];
-        x->c = (const fr_t*)cb->abc[3 * i + 2];
+        x->a = (const fr_t*)(b->shared_abc ? src[0] : cb->abc[3 * i]);
+        x->b = (const fr_t*)(b->shared_abc ? src[1] : cb->abc[3 * i + 1]);
+        x->c = (const fr_t*)(b->shared_abc ? src[2] : cb->abc[3 * i + 2]);
         x->abc_size = d->abc;
         x->inp_assignment_data = (const fr_t*)d->inputs;
         x->inp_assignment_size = d->ninputs;
@@ -792,7 +804,8 @@ static void usage(void) {
             "usage: dropin_bench --params FILE --dump DIR [--dump DIR ...] [--circuits N] [--calls K]\n"
             "                    [--mode sync|async|both] [--depth D] [--gpu-index I] [--seed S]\n"
             "                    [--threads T] [--gpus I,J,...]\n"
-            "                    [--config TEXT|FILE] [--no-verify] [--keep-abc] [--srs-only] [--proofs-out F]\n"
+            "                    [--config TEXT|FILE] [--no-verify] [--keep-abc] [--shared-abc] [--unlink-params]\n"
+            "                    [--srs-only] [--proofs-out F]\n"
             "(the comment at the top of tests/dropin/dropin_bench.c explains each)\n");
     exit(2);
 }
@@ -812,7 +825,7 @@ int main(int argc, char** argv) {
     const char* proofs_out = NULL;
     const char* mode = "both";
     const char* dirs[MAX_DUMPS];
-    int srs_only = 0, no_verify = 0;
+    int srs_only = 0, no_verify = 0, unlink_params = 0;
     long circuits = 0;
     const char* gpus = NULL;
     b.calls = 3;
@@ -832,6 +845,14 @@ int main(int argc, char** argv) {
         }
         if (!strcmp(f, "--keep-abc")) {
             b.keep_abc = 1;
+            continue;
+        }
+        if (!strcmp(f, "--shared-abc")) {
+            b.shared_abc = 1;
+            continue;
+        }
+        if (!strcmp(f, "--unlink-params")) {
+            unlink_params = 1;
             continue;
         }
         if (!strcmp(f, "-h") || !strcmp(f, "--help")) usage();
@@ -886,6 +907,7 @@ int main(int argc, char** argv) {
     }
     if (!params) usage();
     if (!srs_only && b.ndumps == 0) usage();
+    if (unlink_params && !no_verify) die("--unlink-params: the verification reads the parameter file; add --no-verify%s", "");
 
     /* The configuration first: it decides how create_SRS checks the file. */
     if (config) {
@@ -910,6 +932,7 @@ int main(int argc, char** argv) {
     if (!rust_ok(create_SRS(&b.srs, params, true), "create_SRS")) return 1;
     double srs_s = now() - t0;
     long rss_srs = peak_rss_kib();
+    if (unlink_params && unlink(params) != 0) die("cannot remove %s", params);
     if (srs_only) {
         printf("%-32s %12.3f  s\n", "create_SRS", srs_s);
         printf("%-32s %12.3f  GiB\n", "peak RSS", (double)rss_srs / (1024.0 * 1024.0));

@@ -5,6 +5,7 @@ package cpu
 
 import (
 	"runtime"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -12,6 +13,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/ntt"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // Backend runs on the CPU with NbTasks goroutines per operation (0 =
@@ -40,15 +42,30 @@ func (b *Backend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
 	return ntt.H(a, bb, c, b.tasks()), nil
 }
 
-// MSMG1 is msm.G1.
+// MSMG1 is msm.G1. A key's section given back once a device held it is
+// read from its file first (params.EnsureHost).
 func (b *Backend) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	if err := onHost(points); err != nil {
+		return bls.G1Jac{}, msm.Stats{}, err
+	}
 	return msm.G1(points, scalars, b.tasks())
 }
 
 // MSMG2 is msm.G2 with the given thread bound.
 func (b *Backend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
+	if err := onHost(points); err != nil {
+		return bls.G2Jac{}, msm.Stats{}, err
+	}
 	if threads <= 0 {
 		threads = b.tasks()
 	}
 	return msm.G2(points, scalars, threads)
+}
+
+func onHost[P bls.G1Affine | bls.G2Affine](points []P) error {
+	if len(points) == 0 {
+		return nil
+	}
+	var p P
+	return params.EnsureHost(unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points))*unsafe.Sizeof(p))
 }

@@ -307,7 +307,8 @@ func (b *Backend) Transfers() backend.Transfers {
 // check is offered with or without a cap: without one it refuses
 // nothing).
 func (b *Backend) Capabilities() backend.Capabilities {
-	return backend.Capabilities{FusedH: b, Queries: b, Prefetch: b, Pin: b, Keys: b, Warm: b, Subgroup: b, Cap: b, Report: b}
+	return backend.Capabilities{FusedH: b, Queries: b, Prefetch: b, Pin: b, Keys: b, Holds: b, Warm: b, Subgroup: b, Cap: b,
+		Report: b}
 }
 
 // deviceStore is the library's point-set calls of one group for one
@@ -343,6 +344,9 @@ func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 }
 
 func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
+	if err := onHost(points); err != nil {
+		return err
+	}
 	return call("stream put", func(e *C.char) C.int {
 		return C.call_stream_put(d.b.lib.streamPut, st.(unsafe.Pointer), C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})
@@ -376,6 +380,9 @@ func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 }
 
 func (d deviceStore[P, R, PR]) pin(points []P) error {
+	if err := onHost(points); err != nil {
+		return err
+	}
 	return call("host register", func(e *C.char) C.int {
 		return C.call_host_register(d.b.lib.hostRegister, unsafe.Pointer(unsafe.SliceData(points)), C.size_t(uint64(len(points))*pointBytes[P]()), e, errLen)
 	})
@@ -388,6 +395,9 @@ func (d deviceStore[P, R, PR]) unpin(points []P) {
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
+	if err := onHost(points); err != nil {
+		return nil, err
+	}
 	var h unsafe.Pointer
 	err := call("upload", func(e *C.char) C.int {
 		return C.call_upload(d.uploadFn, d.group, C.int(d.b.dev), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), &h, e, errLen)
@@ -418,6 +428,9 @@ func (d deviceStore[P, R, PR]) alloc(n int) (any, error) {
 }
 
 func (d deviceStore[P, R, PR]) fill(h any, offset int, points []P) error {
+	if err := onHost(points); err != nil {
+		return err
+	}
 	return call("put points", func(e *C.char) C.int {
 		return C.call_put(d.putFn, d.group, h.(unsafe.Pointer), C.size_t(offset), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})

@@ -26,3 +26,14 @@ func (b *Backend) ReleaseKey(pk *params.ProvingKey) {
 	}
 	b.g2.forget(pk.BG2)
 }
+
+// HoldsKey reports whether every point set of pk (B_G2's when withG2) is
+// resident on the device (backend.KeyHolder).
+func (b *Backend) HoldsKey(pk *params.ProvingKey, withG2 bool) bool {
+	for _, s := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1} {
+		if len(s) > 0 && !b.g1.resident(s) {
+			return false
+		}
+	}
+	return !withG2 || len(pk.BG2) == 0 || b.g2.resident(pk.BG2)
+}

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // pointStore is what the residency policy needs of a device for one group
@@ -116,6 +118,24 @@ type setKey[P comparable] struct {
 
 func keyOf[P comparable](points []P) setKey[P] {
 	return setKey[P]{ptr: uintptr(unsafe.Pointer(unsafe.SliceData(points))), n: len(points), first: points[0], last: points[len(points)-1]}
+}
+
+// onHost makes sure points are on the host before the device reads them
+// there: a key's section given back once a device held it is read from
+// its file again (params.EnsureHost).
+func onHost[P any](points []P) error {
+	if len(points) == 0 {
+		return nil
+	}
+	return params.EnsureHost(unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points))*uintptr(pointBytes[P]()))
+}
+
+// offHost gives back the host pages of points, which the device holds
+// (params.ReleaseHost: only a key's off-heap sections are).
+func offHost[P any](points []P) {
+	if len(points) > 0 {
+		params.ReleaseHost(unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points))*uintptr(pointBytes[P]()))
+	}
 }
 
 func pointBytes[P any]() uint64 {
@@ -235,7 +255,31 @@ func (c *rangeCheck[P, R, PR]) check(from, to int) (bad, first int, err error) {
 	if err := c.r.store.(fillStore[P]).fill(c.h, from, c.points[from:to]); err != nil {
 		return 0, -1, err
 	}
-	return c.r.store.checkSubgroup(c.h, from, to-from)
+	bad, first, err = c.r.store.checkSubgroup(c.h, from, to-from)
+	if err == nil && bad == 0 {
+		// The device holds the range, checked: the host's copy of a key's
+		// section goes as the file decodes (read again if the device's
+		// copy is not kept).
+		offHost(c.points[from:to])
+	}
+	return bad, first, err
+}
+
+// fill puts points[from:to], decoded since beginCheck and known valid,
+// into the resident copy unchecked; a set that does not stay resident has
+// nothing to keep (its MSMs stream it).
+func (c *rangeCheck[P, R, PR]) fill(from, to int) error {
+	if from < 0 || to > len(c.points) || from > to {
+		return fmt.Errorf("cuda: range %d..%d of a set of %d points", from, to, len(c.points))
+	}
+	if c.h == nil {
+		return nil
+	}
+	if err := c.r.store.(fillStore[P]).fill(c.h, from, c.points[from:to]); err != nil {
+		return err
+	}
+	offHost(c.points[from:to])
+	return nil
 }
 
 // done ends the check. complete: every range was checked and passed, and

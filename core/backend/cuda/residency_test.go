@@ -259,3 +259,33 @@ func TestWarmMakesResidentAhead(t *testing.T) {
 	r.close()
 	require.Zero(t, store.live)
 }
+
+// A set whose contents are vouched for is filled range by range without a
+// check, and kept: the MSMs over it upload nothing; over the budget there
+// is nothing to keep and nothing is sent.
+func TestRangeFillKeepsTheSetUnchecked(t *testing.T) {
+	pts, sc := testPoints(t, 3000), random(t, 3000)
+	decoded := make([]bls.G1Affine, len(pts))
+	store := &fakeStore{capacity: 1 << 30}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
+	c := r.beginCheck(decoded)
+	for _, rg := range [][2]int{{2000, 3000}, {0, 2000}} {
+		copy(decoded[rg[0]:rg[1]], pts[rg[0]:rg[1]])
+		require.NoError(t, c.fill(rg[0], rg[1]))
+	}
+	require.Error(t, c.fill(0, 3001), "out of range: an error")
+	c.done(true)
+	got, err := r.msm(decoded, sc)
+	require.NoError(t, err)
+	w := cpuG1(t, pts, sc)
+	require.True(t, w.Equal(&got), "the MSM over the filled set")
+	require.Zero(t, store.uploads)
+
+	small := &fakeStore{capacity: 1 << 30}
+	s := newResidency[bls.G1Affine, bls.G1Jac](small, &vram{budget: 100 * g1Bytes})
+	c = s.beginCheck(pts)
+	require.NoError(t, c.fill(0, 3000))
+	c.done(true)
+	require.Zero(t, small.allocs)
+	require.Zero(t, small.uploads)
+}

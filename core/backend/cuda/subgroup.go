@@ -44,4 +44,6 @@ func (s sectionCheck[P, R, PR]) Check(from, to int) (int, error) {
 	return first, err
 }
 
+func (s sectionCheck[P, R, PR]) Fill(from, to int) error { return s.c.fill(from, to) }
+
 func (s sectionCheck[P, R, PR]) Done(complete bool) { s.c.done(complete) }
