@@ -1,7 +1,10 @@
 // Package backend defines the compute a proving device offers the engine:
 // the NTTs that produce h, and G1 and G2 multi-scalar multiplications with
-// the 0/1 split. The CPU implementation (package cpu) always works; a CUDA
-// implementation is loaded at run time where a GPU exists.
+// the 0/1 split; and, in one Capabilities value, what else it does (h and
+// the prep on the device, prefetches, page-locking, resident keys, the
+// subgroup check, a memory cap, its counts). The CPU implementation
+// (package cpu) always works; a CUDA implementation is loaded at run time
+// where a GPU exists.
 package backend
 
 import (
@@ -30,48 +33,86 @@ type Backend interface {
 	// MSMG2 returns Σ scalars[i]·points[i] in G2 using at most threads
 	// goroutines (0 = the backend's default).
 	MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error)
+	// Capabilities says what else the backend does. It is read once, where
+	// the device is set up, and does not change.
+	Capabilities() Capabilities
 }
 
-// FusedH is implemented by backends that keep h on the device between the
-// NTTs and the H MSM: HMSM returns Σ h_i·points[i] for h from a, b, c
-// (which it may overwrite), with the time of each half.
+// Capabilities is what a backend offers beyond H and the MSMs, in one
+// value: groth16.NewPlan reads the parts that shape the device region
+// (FusedH, Queries, Prefetch, Warm), the engine the rest when it sets the
+// device up. A nil field is not offered.
+type Capabilities struct {
+	// FusedH keeps h on the device between the NTTs and the H MSM.
+	FusedH FusedH
+	// Queries selects the A and B query scalars from the witness on the
+	// device (the prep there).
+	Queries Queries
+	// Prefetch copies a partition's aux and a, b, c to the device ahead of
+	// their use (with Queries).
+	Prefetch Prefetcher
+	// Pin page-locks the engine's long-lived host buffers.
+	Pin HostPinner
+	// Keys frees what the device keeps of a key between proofs.
+	Keys KeyReleaser
+	// Holds tells whether the device holds a key whole (its host copy may
+	// then be given back).
+	Holds KeyHolder
+	// Warm makes a key's point sets resident before its first proof.
+	Warm Warmer
+	// Subgroup checks a parameter file's points for subgroup membership.
+	Subgroup SubgroupChecker
+	// Cap refuses partitions that cannot run within a device-memory cap.
+	Cap MemoryCap
+	// Report reads the device's counts for the engine's status.
+	Report Reporter
+}
+
+// FusedH keeps h on the device between the NTTs and the H MSM: HMSM
+// returns Σ h_i·points[i] for h from a, b, c (which it may overwrite),
+// with the time of each half. pre, when not nil, is the partition's
+// prefetch (Prefetcher), whose copy of a, b, c HMSM takes if it is of
+// these slices.
 type FusedH interface {
-	HMSM(points []bls.G1Affine, a, b, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error)
+	HMSM(points []bls.G1Affine, a, b, c []fr.Element, pre Prefetch) (res bls.G1Jac, hTime, msmTime time.Duration, err error)
 }
 
-// Queries is implemented by backends that can select the A and B query
-// scalars from the witness on the device (the prep there): the aux values
-// go up once and the density bitmaps choose among them, instead of the
-// host gathering copies. QueryMSMs returns the L, A and B_G1 MSMs, and
-// B_G2 when q.BG2 is not nil. Whether it is used is the caller's choice
-// (groth16.Plan, from gpus.device_prep).
+// Queries selects the A and B query scalars from the witness on the device
+// (the prep there): the aux values go up once and the density bitmaps
+// choose among them, instead of the host gathering copies. QueryMSMs
+// returns the L, A and B_G1 MSMs, and B_G2 when q.BG2 is not nil. Whether
+// it is used is the caller's choice (groth16.Plan, from gpus.device_prep).
 type Queries interface {
 	QueryMSMs(q *QueryInput) (*QueryOutput, error)
 }
 
-// Prefetcher is implemented by Queries backends that can start copying a
-// partition's a, b, c and aux values to the device before they are needed,
-// so that the copies overlap other work (another partition's device
-// region, then the query MSMs, then h). QueryMSMs and HMSM use a prefetch
-// of the same slices, which must stay unchanged until then;
-// ReleasePrefetch frees what they did not use of the prefetches of these
-// slices (call it when done, before the slices are reused). A call with
-// nil a, b, c prefetches aux alone and one with nil aux a, b, c alone: the
-// a, b, c part may be made from another goroutine while the query MSMs
-// run. Prefetches of different slices (two workers of one device) are kept
-// apart.
+// Prefetcher starts copying a partition's data to the device before it is
+// needed, so that the copies overlap other work (another partition's
+// device region, then the query MSMs, then h). Prefetch uploads aux (or
+// does not, when the device has no room: the query MSMs then upload it)
+// and returns the partition's prefetch, which the caller holds and hands
+// to QueryMSMs (QueryInput.Prefetch) and HMSM; aux must stay unchanged
+// until then. Prefetches of different partitions (two workers of one
+// device) are kept apart.
 type Prefetcher interface {
-	Prefetch(a, b, c, aux []fr.Element)
-	ReleasePrefetch(a, b, c, aux []fr.Element)
+	Prefetch(aux []fr.Element) Prefetch
 }
 
-// RegionBeginner is implemented by Prefetchers that count a region's own
-// allocations when they decide a prefetch (the CUDA backend under a
-// device-memory cap): BeginRegion is called as a partition's region begins,
-// before its a, b, c are prefetched, with the aux and the number of inputs
-// its query MSMs will prove with.
-type RegionBeginner interface {
-	BeginRegion(aux []fr.Element, inputs int)
+// Prefetch is one partition's copies to the device (Prefetcher). Its
+// methods may be called from several goroutines: ABC while QueryMSMs runs
+// on the aux part.
+type Prefetch interface {
+	// BeginRegion tells the device that the partition's region begins,
+	// before its a, b, c are prefetched, with the number of inputs its
+	// query MSMs will prove with (a device under a memory cap counts what
+	// the region will still allocate when it decides on a, b, c).
+	BeginRegion(inputs int)
+	// ABC starts copying a, b, c (within the partition's region), for
+	// HMSM on the same slices, which must stay unchanged until then.
+	ABC(a, b, c []fr.Element)
+	// Release frees what QueryMSMs and HMSM did not take; call it once
+	// done, before the slices are reused. Later calls do nothing.
+	Release()
 }
 
 // QueryInput is a partition's witness, density bitmaps and query points.
@@ -81,6 +122,9 @@ type QueryInput struct {
 	Inputs, Aux []fr.Element
 	// A selects all inputs; BInput, AAux and BAux are the density bitmaps.
 	BInput, AAux, BAux *r1cs.Bitmap
+	// Prefetch, when not nil, is the partition's prefetch (Prefetcher),
+	// whose copy of Aux QueryMSMs takes.
+	Prefetch Prefetch
 }
 
 // QueryOutput holds the query MSMs and their times (L, A, B_G1, B_G2; the
@@ -91,22 +135,22 @@ type QueryOutput struct {
 	Times    [4]time.Duration
 }
 
-// HostPinner is implemented by backends that can page-lock long-lived host
-// buffers (the engine's pooled a, b, c) so that copies of them run at the
-// link's rate. Unpin before the memory is freed.
+// HostPinner page-locks long-lived host buffers (the engine's pooled a,
+// b, c) so that copies of them run at the link's rate. Unpin before the
+// memory is freed.
 type HostPinner interface {
 	Pin(buf []fr.Element) error
 	Unpin(buf []fr.Element) error
 }
 
-// KeyReleaser is implemented by backends that keep a key's points on the
+// KeyReleaser is offered by backends that keep a key's points on the
 // device between proofs: ReleaseKey frees what they hold of pk once no
 // handle names it any more (a later MSM over pk would upload it again).
 type KeyReleaser interface {
 	ReleaseKey(pk *params.ProvingKey)
 }
 
-// KeyHolder is implemented by backends that can tell whether they hold
+// KeyHolder is offered by backends that can tell whether they hold
 // every point set of pk resident, G2's included when withG2: their proofs
 // over pk then read none of those points on the host, whose copy may be
 // given back (params.ProvingKey.ReleaseHost).
@@ -114,7 +158,7 @@ type KeyHolder interface {
 	HoldsKey(pk *params.ProvingKey, withG2 bool) bool
 }
 
-// Warmer is implemented by backends that keep point sets on the device
+// Warmer is offered by backends that keep point sets on the device
 // between proofs: Warm makes a set resident now, if the device's memory
 // plan keeps it (a set that would stream is left alone), so that a key
 // loaded before its first proof is not uploaded inside that proof's
@@ -124,9 +168,9 @@ type Warmer interface {
 	WarmG2(points []bls.G2Affine) error
 }
 
-// SubgroupChecker is implemented by backends that check points for
-// membership of the prime-order subgroups G1 and G2 (a parameter file's
-// points, when it is loaded): each returns the index of the first point
+// SubgroupChecker checks points for membership of the prime-order
+// subgroups G1 and G2 (a parameter file's points, when it is loaded):
+// each returns the index of the first point
 // outside the subgroup, or −1 when all are in it (infinity is). Points are
 // given on the curve. The CUDA backend checks on the GPU over the resident
 // copy of the points, which the MSMs then use; the CPU backend with
@@ -148,12 +192,12 @@ var ErrDeviceFailed = errors.New("device failed")
 // wrap ErrDeviceFailed too.
 var ErrDevice = errors.New("device error")
 
-// DeviceMemory is implemented by backends whose device memory is capped
+// MemoryCap is offered by backends whose device memory is capped
 // (gpus.max_device_memory): CheckRows refuses, wrapping ErrDeviceMemory
 // and with the numbers, a partition of rows rows that cannot run on the
 // device even with every point set streamed, and tells the backend the
 // size of the partitions to plan its resident sets for.
-type DeviceMemory interface {
+type MemoryCap interface {
 	CheckRows(rows int) error
 }
 
@@ -161,22 +205,32 @@ type DeviceMemory interface {
 // memory cap.
 var ErrDeviceMemory = errors.New("partition does not fit in the device memory cap")
 
-// MemoryReporter is implemented by backends that count what they hold on
-// their device: held now, the most held since start, and the cap (0: none).
-type MemoryReporter interface {
+// Reporter reads a device's counts for the engine's status.
+type Reporter interface {
+	// DeviceMemory is what the backend holds on its device now, the most
+	// it held since start, and the cap (0: none), as the device counts
+	// them (a call to the device).
 	DeviceMemory() (held, peak, cap uint64, err error)
+	// Transfers counts the copies beyond resident point sets.
+	Transfers() Transfers
 }
 
-// PrefetchReporter is implemented by backends that copy a partition's a,
-// b, c ahead of its h (Prefetcher): how often they went up whole, a alone
-// (room under the cap for one vector, b and c when h starts), or not at
-// all (no room: h uploads them, waiting for a).
-type PrefetchReporter interface {
-	Prefetches() Prefetches
+// Transfers are a device's host-to-device copies beyond resident point
+// sets: the bytes of streamed point sets so far (0 while every set stays
+// resident) and the time their copies took (the achieved bandwidth is
+// StreamedBytes over StreamedCopy), the streamed chunks, and the a, b, c
+// prefetches by outcome.
+type Transfers struct {
+	StreamedBytes uint64
+	StreamedCopy  time.Duration
+	Chunks        StreamChunks
+	Prefetches    Prefetches
 }
 
-// Prefetches counts a device's a, b, c prefetches by outcome, with what
-// the last one was decided on.
+// Prefetches counts a device's a, b, c prefetches by outcome (whole, a
+// alone: room under the cap for one vector, b and c go up when h starts;
+// or refused: no room, h uploads them, waiting for a), with what the last
+// one was decided on.
 type Prefetches struct {
 	Whole, AOnly, Refused uint64
 	Last                  PrefetchRoom
@@ -190,21 +244,9 @@ type PrefetchRoom struct {
 	Held, Pool, Query, Cap uint64
 }
 
-// StreamReporter is implemented by backends that stream parameter points
-// that do not stay on their device: the host-to-device bytes streamed so
-// far (0 while every set stays resident).
-type StreamReporter interface {
-	StreamedBytes() uint64
-	// StreamedCopyTime is the time those copies took: the achieved
-	// host-to-device bandwidth is StreamedBytes over it.
-	StreamedCopyTime() time.Duration
-	// Chunks is the streamed chunks so far, and of them the first chunks
-	// of a G1 and of a G2 set put ahead of their MSM while the link was
-	// otherwise idle (staged).
-	Chunks() StreamChunks
-}
-
-// StreamChunks counts a device's streamed chunks (StreamReporter).
+// StreamChunks counts a device's streamed chunks, and of them the first
+// chunks of a G1 and of a G2 set put ahead of their MSM while the link was
+// otherwise idle (staged).
 type StreamChunks struct {
 	Streamed, StagedG1, StagedG2 uint64
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/sysmem"
 	"github.com/cuzk/cuzk/core/units"
 )
@@ -53,7 +54,8 @@ func resolveBudget(m config.Memory, total func() (uint64, error)) (uint64, error
 type admission struct {
 	mu       sync.Mutex
 	budget   uint64
-	keys     uint64 // held by loaded parameters (hold)
+	keys     uint64                        // held by loaded parameters (hold)
+	held     map[*params.ProvingKey]uint64 // the keys held by holdKey, by their bytes
 	reserved uint64
 	peak     uint64
 	waiting  int
@@ -72,7 +74,26 @@ type admission struct {
 const availPoll = 200 * time.Millisecond
 
 func newAdmission(budget uint64) *admission {
-	return &admission{budget: budget, changed: make(chan struct{}), poll: availPoll}
+	return &admission{budget: budget, held: map[*params.ProvingKey]uint64{}, changed: make(chan struct{}), poll: availPoll}
+}
+
+// workingSet estimates a partition's peak host bytes: a, b, c over the
+// domain, the gathered A/B scalars, and the MSM's compacted copies.
+func workingSet(n, nInputs, nAux int) uint64 {
+	const pointAndScalar = 96 + 32
+	return uint64(3*n*elemSize) + uint64(2*(nInputs+nAux)*elemSize) + uint64(n/2*pointAndScalar)
+}
+
+// partitionBytes is the working set of req's partition i, as admission
+// reserves it.
+func partitionBytes(req *Request, i int) uint64 {
+	n := len(req.Circuit.PK.H) + 1
+	p := req.Partitions[i]
+	if p.Assignment != nil {
+		return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
+	}
+	cs := req.Circuit.CS
+	return workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
 // memFitsLocked reports whether a partition of n bytes fits in what the
@@ -103,17 +124,29 @@ func (a *admission) fits(n uint64) bool {
 
 func (a *admission) fitsLocked(n uint64) bool { return a.keys <= a.budget && n <= a.budget-a.keys }
 
-// hold counts n bytes of loaded parameters against the budget; unhold
-// gives them back (a waiting partition may then fit).
-func (a *admission) hold(n uint64) {
+// holdKey counts what is on the host of pk's copy now (HostBytes: the
+// pages given back to the devices' copies are not) against the budget
+// until unholdKey, once however often it is called.
+func (a *admission) holdKey(pk *params.ProvingKey) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.keys += n
+	if _, ok := a.held[pk]; !ok {
+		n := pk.HostBytes()
+		a.held[pk] = n
+		a.keys += n
+	}
 }
 
-func (a *admission) unhold(n uint64) {
+// unholdKey gives back what holdKey held for pk (nothing if it held
+// nothing): a waiting partition may then fit.
+func (a *admission) unholdKey(pk *params.ProvingKey) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	n, ok := a.held[pk]
+	if !ok {
+		return
+	}
+	delete(a.held, pk)
 	a.keys -= min(n, a.keys)
 	close(a.changed)
 	a.changed = make(chan struct{})

@@ -3,14 +3,18 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // A 32 GiB PoRep partition (Filecoin's PoRep C2): domain 2^27, 328 inputs,
@@ -110,7 +114,7 @@ func TestCloseEndsQueuedPartitions(t *testing.T) {
 	require.NoError(t, err)
 	settled, err := e.Settled(id)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(e.devQ) == cap(e.devQ) }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return len(e.place.shared) == cap(e.place.shared) }, 10*time.Second, time.Millisecond,
 		"partitions synthesized and queued behind the gated one")
 	closed := make(chan struct{})
 	go func() { e.Close(); close(closed) }()
@@ -126,6 +130,38 @@ func TestCloseEndsQueuedPartitions(t *testing.T) {
 		t.Fatal("the job's queued partitions still hold its memory after Close")
 	}
 	require.Zero(t, e.pool.stats().Mapped, "every buffer freed")
+}
+
+// The loaded parameters' host copies count against the budget: a
+// partition is admitted in what they leave, refused when it can never
+// fit beside them, and waits for a key's release when it fits only
+// without it. A key is held once however often it is held.
+func TestAdmissionCountsHeldParameters(t *testing.T) {
+	const u = uint64(unsafe.Sizeof(bls.G1Affine{})) // a key of k G1 points holds k·u bytes
+	pk := &params.ProvingKey{H: make([]bls.G1Affine, 60)}
+	a := newAdmission(100 * u)
+	a.holdKey(pk)
+	a.holdKey(pk)
+	require.EqualValues(t, 60*u, a.stats().Keys, "held once")
+	require.False(t, a.fits(50*u))
+	require.True(t, a.fits(40*u))
+	require.EqualValues(t, 40*u, a.room())
+	require.NoError(t, a.reserve(context.Background(), 30*u))
+	err := a.reserve(context.Background(), 50*u)
+	require.ErrorContains(t, err, fmt.Sprintf("less the loaded parameters (%d)", 60*u))
+	got := make(chan error, 1)
+	go func() { got <- a.reserve(context.Background(), 20*u) }() // 60 + 30 + 20 > 100: waits
+	select {
+	case err := <-got:
+		t.Fatalf("admitted past the budget: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	a.unholdKey(pk)
+	require.NoError(t, <-got)
+	require.EqualValues(t, 50*u, a.room())
+	a.unholdKey(pk) // held no more: nothing to give back
+	require.EqualValues(t, 0, a.stats().Keys)
+	require.EqualValues(t, 50*u, a.room())
 }
 
 // A partition waits while what the host could map now, less the margin,

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -22,12 +22,12 @@ type device struct {
 	reason  string // the CPU fallback's: why no GPU proves
 	index   int    // what Placement names (placement.go); noCPUIndex for the CPU
 	be      backend.Backend
-	plan    *groth16.Plan // where each stage of a partition runs (worker.go)
+	caps    backend.Capabilities // be's, read once (deviceSetup.device)
+	plan    *groth16.Plan        // where each stage of a partition runs (worker.go)
 	lock    *interlock
 	workers int
-	// q holds the partitions pinned to this device (the shared queue,
-	// Engine.devQ, holds the others); nil for the CPU, which cannot be
-	// pinned.
+	// q holds the partitions pinned to this device (the placer's shared
+	// queue holds the others); nil for the CPU, which cannot be pinned.
 	q chan *task
 
 	// partitions proved here, and partitions that reached a worker here
@@ -35,30 +35,44 @@ type device struct {
 	proved, failed atomic.Int64
 }
 
-// setupDevices makes the engine's devices, each with its plan: the given
+// deviceSetup makes the engine's devices (New): from gpus.*, with cpu for
+// the B_G2 MSMs after a GPU's region, or as the device when no GPU serves.
+type deviceSetup struct {
+	gpus  config.GPUs
+	cpu   backend.Backend
+	clock Clock
+	log   *slog.Logger
+}
+
+// device makes a device of be with its plan and interlock.
+func (s *deviceSetup) device(name, kind string, index int, be backend.Backend, plan *groth16.Plan, workers int) *device {
+	return &device{name: name, kind: kind, index: index, be: be, caps: be.Capabilities(), plan: plan, lock: newInterlock(s.clock), workers: workers}
+}
+
+// devices makes the engine's devices, each with its plan: the given
 // backends (Options.Devices), else the GPUs of the CUDA library, else the
 // CPU (or an error when gpus.required is set).
-func (e *Engine) setupDevices(opt Options) error {
+func (s *deviceSetup) devices(opt Options) ([]*device, error) {
 	if len(opt.Devices) > 0 {
+		var out []*device
 		for i, be := range opt.Devices {
-			e.devices = append(e.devices, &device{name: be.Name(), kind: "given", index: i, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
+			out = append(out, s.device(be.Name(), "given", i, be, s.gpuPlan(be), s.gpus.WorkersPerDevice))
 		}
-		return nil
+		return out, nil
 	}
 	seen := 0
 	if opt.DiscoverGPUs != nil {
 		if gpus, err := opt.DiscoverGPUs(); err == nil && len(gpus) > 0 {
 			seen = len(gpus)
-			e.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
+			s.log.Info("NVML reports GPUs", "count", len(gpus), "first", gpus[0].Name)
 		}
 	}
-	gpus, err := e.cudaDevices()
+	gpus, err := s.cudaDevices()
 	if len(gpus) > 0 {
-		e.devices = gpus
-		return nil
+		return gpus, nil
 	}
-	if e.cfg.GPUs.Required {
-		return fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
+	if s.gpus.Required {
+		return nil, fmt.Errorf("engine: gpus.required is set but no GPU can be used: %v", errString(err))
 	}
 	// A machine that shows no GPU (NVML saw none, no NVIDIA driver) and
 	// has no CUDA library file is expected to prove on the CPU: said at
@@ -66,16 +80,17 @@ func (e *Engine) setupDevices(opt Options) error {
 	// library file found or named (a path, not the loader's soname) that
 	// does not load is worth the warning anywhere.
 	reason := errString(err)
-	if seen > 0 || gpuPresent() || strings.ContainsRune(e.cfg.GPUs.CUDALib, filepath.Separator) {
-		e.log.Warn("no usable GPU; proving on the CPU backend", "reason", reason, "nvml_gpus", seen)
+	if seen > 0 || gpuPresent() || strings.ContainsRune(s.gpus.CUDALib, filepath.Separator) {
+		s.log.Warn("no usable GPU; proving on the CPU backend", "reason", reason, "nvml_gpus", seen)
 	} else {
-		e.log.Debug("no GPU on this machine; proving on the CPU backend", "reason", reason)
+		s.log.Debug("no GPU on this machine; proving on the CPU backend", "reason", reason)
 	}
 	// Everything on the host's cores; the G2 MSM after the interlock, with
 	// the throttle raised.
-	plan := groth16.NewPlan(groth16.Plan{Device: e.cpu, G2Threads: e.cfg.GPUs.G2Threads})
-	e.devices = []*device{{name: "cpu", kind: "cpu", reason: reason, index: noCPUIndex, be: e.cpu, plan: plan, lock: newInterlock(e.clock), workers: e.cfg.GPUs.CPUWorkers}}
-	return nil
+	plan := groth16.NewPlan(groth16.Plan{Device: s.cpu, G2Threads: s.gpus.G2Threads})
+	d := s.device("cpu", "cpu", noCPUIndex, s.cpu, plan, s.gpus.CPUWorkers)
+	d.reason = reason
+	return []*device{d}, nil
 }
 
 // gpuPresent reports whether the NVIDIA driver shows a GPU on this
@@ -94,17 +109,17 @@ var gpuPresent = func() bool {
 
 // gpuPlan is a GPU's plan: the prep and the G2 MSM where gpus.device_prep
 // and gpus.g2_on_gpu say, as far as the backend can.
-func (e *Engine) gpuPlan(be backend.Backend) *groth16.Plan {
-	g := e.cfg.GPUs
-	return groth16.NewPlan(groth16.Plan{Device: be, CPU: e.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
+func (s *deviceSetup) gpuPlan(be backend.Backend) *groth16.Plan {
+	g := s.gpus
+	return groth16.NewPlan(groth16.Plan{Device: be, CPU: s.cpu, G2Threads: g.G2Threads, DevicePrep: g.DevicePrep, G2OnGPU: g.G2OnGPU})
 }
 
 // cudaDevices loads the CUDA library and makes a device per usable GPU
 // (those listed in gpus.devices, or all).
-func (e *Engine) cudaDevices() ([]*device, error) {
-	path := e.cfg.GPUs.CUDALib // resolved by the host layer (config.CUDASearch)
+func (s *deviceSetup) cudaDevices() ([]*device, error) {
+	path := s.gpus.CUDALib // resolved by the host layer (config.CUDASearch)
 	looked := ""
-	if s := e.cfg.GPUs.CUDASearched; len(s) > 0 {
+	if s := s.gpus.CUDASearched; len(s) > 0 {
 		looked = "; looked in " + strings.Join(s, ", ")
 	}
 	if path == "" {
@@ -122,7 +137,7 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		return nil, err
 	}
 	want := map[int]bool{}
-	for _, d := range e.cfg.GPUs.Devices {
+	for _, d := range s.gpus.Devices {
 		want[d] = true
 	}
 	var out []*device
@@ -130,18 +145,20 @@ func (e *Engine) cudaDevices() ([]*device, error) {
 		if len(want) > 0 && !want[g.Index] {
 			continue
 		}
-		cp, err := config.DeviceMemoryCap(e.cfg.GPUs.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
+		cp, err := config.DeviceMemoryCap(s.gpus.MaxDeviceMemory, g.VRAMTotal, g.VRAMFree)
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
 		opts := cuda.DefaultOptions()
-		opts.MaxDeviceMemory, opts.MSMPool = cp, e.cfg.GPUs.MSMPool
+		opts.MaxDeviceMemory, opts.MSMPool = cp, s.gpus.MSMPool
 		be, err := cuda.NewBackend(lib, g, opts)
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)
 		}
-		out = append(out, &device{name: be.Name(), kind: "gpu", model: g.Name, index: g.Index, be: be, plan: e.gpuPlan(be), lock: newInterlock(e.clock), workers: e.cfg.GPUs.WorkersPerDevice})
-		e.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
+		d := s.device(be.Name(), "gpu", g.Index, be, s.gpuPlan(be), s.gpus.WorkersPerDevice)
+		d.model = g.Name
+		out = append(out, d)
+		s.log.Info("GPU device", "index", g.Index, "name", g.Name, "vram", g.VRAMTotal, "max_device_memory", cp)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s sees %d GPU(s), none of them selected by gpus.devices", path, len(gpus))
@@ -156,26 +173,6 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// deviceQueues lists the shared device queue and each device's own.
-func (e *Engine) deviceQueues() []chan *task {
-	qs := []chan *task{e.devQ}
-	for _, d := range e.devices {
-		if d.q != nil {
-			qs = append(qs, d.q)
-		}
-	}
-	return qs
-}
-
-// A device goes out of service when its backend returns an error wrapping
-// backend.ErrDeviceFailed (the CUDA backend does for a sticky CUDA error,
-// after which every call on the device fails the same way until the
-// process ends). The partition that met the error fails with it; from then
-// on the device's workers leave the shared queue to the devices still in
-// service, fail the partitions pinned to it at once, and Submit refuses
-// requests pinned to it. When no device is left in service every request
-// fails, with each device's reason.
-
 // outOfService returns the error that took d out of service, naming the
 // device, or nil while d is in service.
 func (d *device) outOfService() error {
@@ -186,76 +183,16 @@ func (d *device) outOfService() error {
 	return fmt.Errorf("engine: device %s (index %d) is out of service: %w", d.name, d.index, f)
 }
 
-// inService reports whether a device still takes work.
-func (e *Engine) inService() bool {
-	for _, d := range e.devices {
-		if d.lock.failed() == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// checkInService refuses a request that no device in service may prove:
-// one pinned to a device out of service, or any when every device is.
-func (e *Engine) checkInService(p Placement) error {
-	if i, ok := p.Device(); ok {
-		if d := e.byIndex[i]; d != nil {
-			return d.outOfService()
-		}
-		return nil
-	}
-	if e.inService() {
-		return nil
-	}
-	errs := make([]error, 0, len(e.devices))
-	for _, d := range e.devices {
-		errs = append(errs, d.outOfService())
-	}
-	return fmt.Errorf("engine: no device in service: %w", errors.Join(errs...))
-}
-
-// take returns the next partition for a worker of d, or nil when the
-// engine closes: pinned partitions (d.q, nil for the CPU) and shared ones
-// (e.devQ) in the order they become ready; when both are, either. A device
-// out of service takes shared partitions only when no device is in service
-// (to fail them); one taken as the device failed goes back to the queue.
-func (e *Engine) take(d *device) *task {
-	for {
-		shared := e.devQ
-		if d.lock.failed() != nil && e.inService() {
-			shared = nil
-		}
-		var t *task
-		select {
-		case t = <-d.q:
-			return t
-		case t = <-shared:
-		case <-e.closing:
-			return nil
-		}
-		if d.lock.failed() == nil || !e.inService() {
-			return t
-		}
-		select {
-		case e.devQ <- t:
-		case <-e.closing:
-			e.finishTask(t, ErrClosed)
-			return nil
-		}
-	}
-}
-
 // closeBackends closes each device's backend (io.Closer, or a Close
 // without a result as the CUDA backend's): it frees what the backend keeps
 // on its device, such as resident parameter points. Call it once, after
 // the workers have stopped.
-func (e *Engine) closeBackends() {
-	for _, d := range e.devices {
+func closeBackends(devices []*device, log *slog.Logger) {
+	for _, d := range devices {
 		switch c := d.be.(type) {
 		case io.Closer:
 			if err := c.Close(); err != nil {
-				e.log.Warn("closing a device's backend", "device", d.name, "err", err)
+				log.Warn("closing a device's backend", "device", d.name, "err", err)
 			}
 		case interface{ Close() }:
 			c.Close()

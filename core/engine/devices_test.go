@@ -246,16 +246,18 @@ func TestFailedDeviceChecksNoSubgroup(t *testing.T) {
 type reportingBackend struct{ cpu.Backend }
 
 func (reportingBackend) Name() string { return "gpu-capped" }
+func (b *reportingBackend) Capabilities() backend.Capabilities {
+	c := b.Backend.Capabilities()
+	c.Report = b
+	return c
+}
 func (reportingBackend) DeviceMemory() (uint64, uint64, uint64, error) {
 	return 3 << 30, 5 << 30, 15 << 30, nil
 }
-func (reportingBackend) StreamedBytes() uint64           { return 7 << 30 }
-func (reportingBackend) StreamedCopyTime() time.Duration { return 2 * time.Second }
-func (reportingBackend) Chunks() backend.StreamChunks {
-	return backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3}
-}
-func (reportingBackend) Prefetches() backend.Prefetches {
-	return backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}
+func (reportingBackend) Transfers() backend.Transfers {
+	return backend.Transfers{StreamedBytes: 7 << 30, StreamedCopy: 2 * time.Second,
+		Chunks:     backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3},
+		Prefetches: backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}}
 }
 
 // The status carries each device's memory count, streamed bytes and copy

@@ -3,7 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 )
 
@@ -29,90 +32,150 @@ type task struct {
 	tl      Timeline
 }
 
-// dispatch feeds partitions to the synthesis goroutines in priority order.
-func (e *Engine) dispatch() {
-	defer e.wg.Done()
+// dispatcher orders the queued jobs (the priority heap, and the
+// same-circuit batch being dispatched) and makes their partitions into
+// tasks, one at a time. Its lock guards the queue, the batch and each
+// job's queue bookkeeping (job.index, seq, queued; next is written under
+// the job's lock too, so that the job's readers see it); it takes a job's
+// lock inside its own, never the reverse.
+type dispatcher struct {
+	clock     Clock
+	batchMax  int           // scheduler.max_batch_size
+	batchWait time.Duration // scheduler.max_batch_wait
+	kick      chan struct{} // a job was queued
+
+	mu    sync.Mutex
+	q     queue
+	batch []*job // jobs being dispatched together (same circuit)
+}
+
+func newDispatcher(s config.Scheduler, clk Clock) *dispatcher {
+	return &dispatcher{clock: clk, batchMax: s.BatchMax, batchWait: s.BatchWait.D(), kick: make(chan struct{}, 1)}
+}
+
+// push queues j.
+func (d *dispatcher) push(j *job) {
+	d.mu.Lock()
+	j.queued = true
+	d.q.push(j)
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// remove takes j out of the queue and the current batch, so that no more
+// of its partitions are dispatched.
+func (d *dispatcher) remove(j *job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if j.queued {
+		d.q.remove(j)
+		j.queued = false
+	}
+	for i, b := range d.batch {
+		if b == j {
+			d.batch = append(d.batch[:i], d.batch[i+1:]...)
+			break
+		}
+	}
+}
+
+// depth returns the number of queued jobs per priority.
+func (d *dispatcher) depth() [numPriorities]int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.q.depth()
+}
+
+// run feeds partitions to out in priority order until closing; drop ends
+// a partition whose job ended, or that the engine's closing left undelivered.
+func (d *dispatcher) run(out chan<- *task, closing <-chan struct{}, drop func(*task, error)) {
 	for {
-		t := e.nextTask()
+		t := d.next(closing)
 		if t == nil {
 			return
 		}
 		select {
-		case e.synthQ <- t:
+		case out <- t:
 		case <-t.job.ctx.Done():
-			e.finishTask(t, context.Cause(t.job.ctx))
-		case <-e.closing:
-			e.finishTask(t, ErrClosed)
+			drop(t, context.Cause(t.job.ctx))
+		case <-closing:
+			drop(t, ErrClosed)
 			return
 		}
 	}
 }
 
-// nextTask blocks until a partition is ready to dispatch; nil when closing.
-func (e *Engine) nextTask() *task {
+// next blocks until a partition is ready to dispatch; nil when closing.
+func (d *dispatcher) next(closing <-chan struct{}) *task {
 	for {
-		e.mu.Lock()
-		if len(e.batch) > 0 {
-			t := e.takePartition(e.batch[0])
-			if e.batch[0].next == len(e.batch[0].req.Partitions) {
-				e.batch = e.batch[1:]
+		d.mu.Lock()
+		if len(d.batch) > 0 {
+			t := d.take(d.batch[0])
+			if d.batch[0].next == len(d.batch[0].req.Partitions) {
+				d.batch = d.batch[1:]
 			}
-			e.mu.Unlock()
+			d.mu.Unlock()
 			return t
 		}
 		var j *job
-		if e.q.Len() > 0 {
-			j = e.q.items[0]
+		if d.q.Len() > 0 {
+			j = d.q.items[0]
 		}
 		if j == nil {
-			e.mu.Unlock()
+			d.mu.Unlock()
 			select {
-			case <-e.kick:
+			case <-d.kick:
 				continue
-			case <-e.closing:
+			case <-closing:
 				return nil
 			}
 		}
-		if max := e.cfg.Scheduler.BatchMax; max > 1 && j.next == 0 {
-			e.batch = e.q.takeSameCircuit(j.req.Circuit.ID, max)
-			e.markDequeued(e.batch)
-			if wait := e.cfg.Scheduler.BatchWait.D(); len(e.batch) < max && wait > 0 {
-				e.mu.Unlock()
+		if max := d.batchMax; max > 1 && j.next == 0 {
+			// j's request is read now: a job removed during the wait below
+			// may have dropped it
+			circuit := j.req.Circuit.ID
+			d.batch = d.q.takeSameCircuit(circuit, max)
+			markDequeued(d.batch)
+			if wait := d.batchWait; len(d.batch) < max && wait > 0 {
+				d.mu.Unlock()
 				select {
-				case <-e.clock.After(wait):
-				case <-e.closing:
+				case <-d.clock.After(wait):
+				case <-closing:
 					return nil
 				}
-				e.mu.Lock()
-				more := e.q.takeSameCircuit(j.req.Circuit.ID, max-len(e.batch))
-				e.markDequeued(more)
-				e.batch = append(e.batch, more...)
+				d.mu.Lock()
+				more := d.q.takeSameCircuit(circuit, max-len(d.batch))
+				markDequeued(more)
+				d.batch = append(d.batch, more...)
 			}
-			e.mu.Unlock()
+			d.mu.Unlock()
 			continue
 		}
-		t := e.takePartition(j)
+		t := d.take(j)
 		if j.next == len(j.req.Partitions) {
-			e.q.remove(j)
+			d.q.remove(j)
 			j.queued = false
 		}
-		e.mu.Unlock()
+		d.mu.Unlock()
 		return t
 	}
 }
 
-func (e *Engine) markDequeued(js []*job) {
+func markDequeued(js []*job) {
 	for _, j := range js {
 		j.queued = false
 	}
 }
 
-// takePartition makes the task for j's next partition (e.mu held).
-func (e *Engine) takePartition(j *job) *task {
+// take makes the task for j's next partition (d.mu held).
+func (d *dispatcher) take(j *job) *task {
 	t := &task{job: j, idx: j.next, n: len(j.req.Circuit.PK.H) + 1}
-	t.tl.Queued = e.clock.Now()
-	j.next++
+	t.tl.Queued = d.clock.Now()
 	j.mu.Lock()
+	j.next++
 	if j.state == StateQueued {
 		j.state = StateRunning
 	}
@@ -141,7 +204,7 @@ func (e *Engine) finishTask(t *task, err error) {
 	}
 	j := t.job
 	if err != nil {
-		e.dequeue(j)
+		e.disp.remove(j)
 		j.cancel(err) // stop the job's other partitions
 	}
 	j.mu.Lock()

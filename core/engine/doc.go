@@ -33,16 +33,34 @@
 // After the region, a, b, c go to the dealloc goroutine before any CPU G2
 // MSM.
 //
-// The pieces carry their names: engine.go (Options, New, Close),
-// requests.go (Submit, Cancel, deadlines, Await), queue.go (priority
-// heap), dispatch.go (queue to synthesis, finishTask), admission.go
-// (memory budget), synthesis.go, devices.go (set-up and plans, the device
-// queues, taking a device whose backend fails with backend.ErrDeviceFailed
-// out of service, closing the backends), worker.go (a partition through
-// its plan), interlock.go (the per-device lock), dealloc.go (the buffer
-// pool and the dealloc goroutine), metrics.go and status.go; retention.go
-// keeps ended jobs, their results only, until they are collected;
-// clock.go is the time source. The throttle is package throttle.
+// # Structure
+//
+// *Engine (engine.go) holds the jobs in flight by id and composes the
+// parts, each a type with its own state, lock and tests:
+//
+//	dispatcher (dispatch.go)   the priority queue (queue.go) and same-circuit
+//	                           batches; makes partitions into tasks
+//	admission (admission.go)   memory.budget, the host's free memory, the
+//	                           loaded keys' bytes; reserves a working set
+//	placer (placement.go)      the device queues (pinned, shared); which
+//	                           device takes what, the devices in service
+//	retention (retention.go)   ended jobs kept for Await, by count, bytes
+//	                           and state
+//	keyUses (release.go)       a key's release waits for its last job
+//	pool (dealloc.go)          the buffer pool and the dealloc goroutines
+//	interlock (interlock.go)   the per-device lock, a failed device's state
+//	deviceSetup (devices.go)   the devices and their plans, made once
+//
+// The engine's own methods are its API (requests.go: Submit, Cancel,
+// deadlines, Await; inputs.go: when the caller's memory is free again;
+// release.go: WarmKey, ReleaseKey; status.go, metrics.go) and the
+// goroutines that move a task along: synthesis.go, worker.go (a partition
+// through its plan), finishTask (dispatch.go). Locks are taken in the
+// order a job's, Engine.mu, the dispatcher's, the retention's; the
+// dispatcher also takes a job's lock (to hand out its next partition),
+// never that of a job that has left its queue, which is the only kind
+// that takes Engine.mu while holding its own. clock.go is the time source;
+// the throttle is package throttle.
 //
 // The lessons behind the shape are the reference cuzk daemon's: keep the
 // SRS resident, prove one partition at a time and pipeline, two workers per

@@ -59,27 +59,21 @@ type Engine struct {
 	adm      *admission
 	pool     *pool
 	devices  []*device
-	byIndex  map[int]*device // the devices a Placement can name
+	place    *placer // which device queue a partition waits in (placement.go)
 	metrics  *metrics
 	started  time.Time
+	finished *retention  // ended jobs not yet collected (retention.go)
+	disp     *dispatcher // the queue and its batches (dispatch.go)
+	keys     *keyUses    // the keys of unsettled jobs (release.go)
 
-	mu       sync.Mutex
-	q        queue
-	batch    []*job // jobs being dispatched together (same circuit)
-	jobs     map[string]*job
-	finished *retention                     // ended jobs not yet collected (retention.go)
-	keys     map[*params.ProvingKey]*keyUse // keys of unsettled jobs (release.go)
-	kick     chan struct{}
-	closed   bool
-	nextID   atomic.Int64
+	mu     sync.Mutex
+	jobs   map[string]*job
+	closed bool
+	nextID atomic.Int64
 
 	synthQ  chan *task
-	devQ    chan *task
 	closing chan struct{}
-	// heldKeys are the keys whose host copies count against the budget
-	// (WarmKey), by their bytes; guarded by mu.
-	heldKeys map[*params.ProvingKey]uint64
-	wg       sync.WaitGroup
+	wg      sync.WaitGroup
 }
 
 // New starts an engine with cfg.
@@ -100,13 +94,11 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		pool:     newPool(poolMax(cfg.Memory, budget), cfg.Dealloc.MaxConcurrent),
 		jobs:     map[string]*job{},
 		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
-		keys:     map[*params.ProvingKey]*keyUse{},
-		kick:     make(chan struct{}, 1),
 		synthQ:   make(chan *task),
-		devQ:     make(chan *task, cfg.Synthesis.QueueDepth),
 		closing:  make(chan struct{}),
-		heldKeys: map[*params.ProvingKey]uint64{},
 	}
+	// a key's release waits for the jobs that use it
+	e.keys = newKeyUses(func(pk *params.ProvingKey) { releaseKey(e.adm, e.devices, pk) })
 	e.pool.room = e.adm.room
 	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)
 	if e.adm.avail == nil {
@@ -118,6 +110,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	}
 	e.clock = clock.Or(e.clock)
 	e.started = e.clock.Now()
+	e.disp = newDispatcher(cfg.Scheduler, e.clock)
 	if e.throttle == nil {
 		e.throttle = throttle.New(cfg.Throttle.Enabled, cfg.Throttle.Sleep.D(), e.clock)
 	}
@@ -125,23 +118,18 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	if e.cpu == nil {
 		e.cpu = &cpu.Backend{NbTasks: cfg.Synthesis.Threads}
 	}
-	if err := e.setupDevices(opt); err != nil {
+	setup := &deviceSetup{gpus: cfg.GPUs, cpu: e.cpu, clock: e.clock, log: e.log}
+	if e.devices, err = setup.devices(opt); err != nil {
 		e.pool.close()
 		return nil, err
 	}
 	for _, d := range e.devices {
 		e.log.Info("device plan", "device", d.name, "plan", d.plan)
 	}
-	e.byIndex = map[int]*device{}
-	for _, d := range e.devices {
-		if d.index != noCPUIndex {
-			d.q = make(chan *task, cfg.Synthesis.QueueDepth)
-			e.byIndex[d.index] = d
-		}
-	}
+	e.place = newPlacer(e.devices, cfg.Synthesis.QueueDepth, e.closing, e.finishTask)
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough
-		if p, ok := d.be.(backend.HostPinner); ok {
+		if p := d.caps.Pin; p != nil {
 			e.pool.pinner = p
 			break
 		}
@@ -149,7 +137,10 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	e.metrics = newMetrics(e)
 
 	e.wg.Add(1)
-	go e.dispatch()
+	go func() {
+		defer e.wg.Done()
+		e.disp.run(e.synthQ, e.closing, e.finishTask)
+	}()
 	for i := 0; i < cfg.Synthesis.MaxParallel; i++ {
 		e.wg.Add(1)
 		go e.synthesize()
@@ -191,11 +182,11 @@ func (e *Engine) Close() {
 	e.wg.Wait()
 	// Partitions left in the device queues end too: their buffers go back
 	// and their callers' waits (start, finalize) end.
-	for _, q := range e.deviceQueues() {
+	for _, q := range e.place.queues() {
 		for len(q) > 0 {
 			e.finishTask(<-q, ErrClosed)
 		}
 	}
 	e.pool.close()
-	e.closeBackends() // after the pool, which unpins its buffers through a backend
+	closeBackends(e.devices, e.log) // after the pool, which unpins its buffers through a backend
 }

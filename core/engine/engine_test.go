@@ -256,7 +256,7 @@ func TestBackpressure(t *testing.T) {
 	// one held by the dispatcher, waiting for the synthesis goroutine: no
 	// goroutine is left that could reserve more until the device moves.
 	eventually(t, func() bool {
-		return e.Status().Memory.Reserved == 3*ws && len(e.devQ) == cap(e.devQ) && dispatched(e, id) == 4
+		return e.Status().Memory.Reserved == 3*ws && len(e.place.shared) == cap(e.place.shared) && dispatched(e, id) == 4
 	}, "pipeline fills")
 	require.Equal(t, 3*ws, e.Status().Memory.Reserved)
 	require.Equal(t, 4, dispatched(e, id))
@@ -680,13 +680,19 @@ func TestCUDAFallbackAndRequired(t *testing.T) {
 }
 
 // deviceBackend is a GPU-like backend on the CPU: it computes h and the H
-// MSM in one call (backend.FusedH).
+// MSM in one call (Capabilities.FusedH).
 type deviceBackend struct {
 	*hookBackend
 	fused atomic.Int64
 }
 
-func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (bls.G1Jac, time.Duration, time.Duration, error) {
+func (b *deviceBackend) Capabilities() backend.Capabilities {
+	c := b.hookBackend.Capabilities()
+	c.FusedH = b
+	return c
+}
+
+func (b *deviceBackend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, _ backend.Prefetch) (bls.G1Jac, time.Duration, time.Duration, error) {
 	b.fused.Add(1)
 	start := time.Now()
 	h, err := b.H(a, bb, c)
@@ -727,6 +733,12 @@ type pinBackend struct {
 	bad    []string
 	// pinnedMSMs counts G1 MSMs over scalars in a pinned buffer, by length
 	pinnedMSMs map[int]int
+}
+
+func (b *pinBackend) Capabilities() backend.Capabilities {
+	c := b.hookBackend.Capabilities()
+	c.Pin = b
+	return c
 }
 
 // MSMG1 counts, by scalar count, the MSMs whose scalars lie in a pinned

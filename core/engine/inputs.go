@@ -60,7 +60,7 @@ func settleTask(j *job) {
 }
 
 // settleUntaken counts off the partitions an ending job will never
-// dispatch (j.mu and e.mu held).
+// dispatch (j.mu held: next is written under it).
 func settleUntaken(j *job) {
 	n := len(j.req.Partitions) - j.next
 	countOff(&j.inputs.abcLeft, n, j.inputs.abcDone)

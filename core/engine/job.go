@@ -148,7 +148,7 @@ type job struct {
 	circuit  string
 	priority Priority
 
-	// queue bookkeeping, guarded by Engine.mu
+	// queue bookkeeping, guarded by the dispatcher (next also by mu)
 	index  int
 	seq    uint64
 	next   int // next partition to dispatch
@@ -170,7 +170,6 @@ type job struct {
 	submitted time.Time
 	ended     time.Time
 	inputs    inputCounts // see inputs.go
-	keptBytes uint64      // its share of the retention's bytes (retention.go)
 }
 
 func (s JobState) ended() bool {

@@ -32,7 +32,7 @@ func newMetrics(e *Engine) *metrics {
 	for p := Low; p < numPriorities; p++ {
 		p := p
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cuzk_queue_depth", Help: "Jobs waiting in the queue, by priority.", ConstLabels: prometheus.Labels{"priority": p.String()}},
-			func() float64 { e.mu.Lock(); defer e.mu.Unlock(); return float64(e.q.depth()[p]) }))
+			func() float64 { return float64(e.disp.depth()[p]) }))
 	}
 	for _, d := range e.devices {
 		d := d

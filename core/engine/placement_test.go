@@ -5,10 +5,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/internal/clock"
 )
 
 // twoDevices is an engine over two fake devices (indexes 0 and 1), two
@@ -177,4 +180,127 @@ func TestSharedInterlockSerializesOnlyItsCallers(t *testing.T) {
 		f.checkProofs(t, req, res)
 	}
 	require.EqualValues(t, 2, m.n.Load(), "m held once per partition of a and b")
+}
+
+// placerOver is a placer over devices of the given indexes (noCPUIndex:
+// the CPU), queues of depth 4, and the channel that closes it.
+func placerOver(idx ...int) (*placer, chan struct{}) {
+	var devs []*device
+	for _, i := range idx {
+		devs = append(devs, &device{name: fmt.Sprintf("d%d", i), index: i, lock: newInterlock(clock.Or(nil))})
+	}
+	closing := make(chan struct{})
+	return newPlacer(devs, 4, closing, func(*task, error) {}), closing
+}
+
+func failDevice(t *testing.T, d *device) {
+	t.Helper()
+	_, err := d.lock.run(0, func(int64) error { return errIllegalAddress })
+	require.ErrorIs(t, err, backend.ErrDeviceFailed)
+}
+
+// A placement names a device of the engine, one in service, or any while
+// one is in service; the refusals say which devices there are and why.
+func TestPlacerChecksPlacements(t *testing.T) {
+	p, _ := placerOver(0, 2)
+	require.NoError(t, p.check(AnyDevice))
+	require.NoError(t, p.check(OnDevice(2)))
+	err := p.check(OnDevice(1))
+	require.ErrorIs(t, err, ErrNoDevice)
+	require.ErrorContains(t, err, "indexes [0 2]")
+	cpuOnly, _ := placerOver(noCPUIndex)
+	require.ErrorContains(t, cpuOnly.check(OnDevice(0)), "has no GPU")
+	require.NoError(t, cpuOnly.check(AnyDevice))
+
+	failDevice(t, p.devices[1])
+	require.ErrorContains(t, p.check(OnDevice(2)), "device d2 (index 2) is out of service")
+	require.NoError(t, p.check(OnDevice(0)))
+	require.NoError(t, p.check(AnyDevice), "device 0 still serves")
+	failDevice(t, p.devices[0])
+	err = p.check(AnyDevice)
+	require.ErrorContains(t, err, "no device in service")
+	require.ErrorContains(t, err, "device d0 (index 0)")
+	require.ErrorContains(t, err, "device d2 (index 2)")
+}
+
+// A pinned partition waits in its device's queue, any other in the shared
+// one; a device out of service leaves the shared queue to the devices in
+// service, and takes from it again once none is.
+func TestPlacerRoutesAndTakes(t *testing.T) {
+	p, closing := placerOver(0, 1)
+	d0, d1 := p.devices[0], p.devices[1]
+	pinned := &task{job: &job{req: Request{Placement: OnDevice(1)}}}
+	anyDev := &task{job: &job{req: Request{}}}
+	require.Equal(t, d1.q, p.queueFor(pinned))
+	require.Equal(t, p.shared, p.queueFor(anyDev))
+	require.Len(t, p.queues(), 3, "the shared queue and one per device")
+
+	p.queueFor(pinned) <- pinned
+	require.Same(t, pinned, p.take(d1))
+	p.queueFor(anyDev) <- anyDev
+	require.Same(t, anyDev, p.take(d0))
+
+	failDevice(t, d0)
+	p.shared <- anyDev
+	took := make(chan *task, 1)
+	go func() { took <- p.take(d0) }()
+	select {
+	case got := <-took:
+		t.Fatalf("a device out of service took %v while another serves", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	require.Same(t, anyDev, p.take(d1), "the device in service takes it")
+	close(closing)
+	require.Nil(t, <-took, "closing ends the wait")
+	require.Nil(t, p.take(d1))
+
+	q, _ := placerOver(0, 1)
+	failDevice(t, q.devices[0])
+	failDevice(t, q.devices[1])
+	q.shared <- anyDev
+	require.Same(t, anyDev, q.take(q.devices[0]), "with no device in service, a device takes it to fail it")
+}
+
+// capBackend refuses partitions of more than max rows, as a GPU under a
+// device-memory cap does, and records the sizes it was told to plan for.
+type capBackend struct {
+	cpu.Backend
+	name    string
+	max     int
+	planned []int
+}
+
+func (b *capBackend) Name() string { return b.name }
+
+func (b *capBackend) Capabilities() backend.Capabilities {
+	c := b.Backend.Capabilities()
+	c.Cap = b
+	return c
+}
+
+func (b *capBackend) CheckRows(rows int) error {
+	if rows > b.max {
+		return fmt.Errorf("%d rows, room for %d: %w", rows, b.max, backend.ErrDeviceMemory)
+	}
+	b.planned = append(b.planned, rows)
+	return nil
+}
+
+// A request whose partitions no capped device can run is refused at
+// Submit, with the device's numbers; one that fits is planned for on
+// every device and proved.
+func TestSubmitChecksTheDeviceMemoryCap(t *testing.T) {
+	f := testCircuit(t)
+	n := len(f.circuit.PK.H) + 1
+	small, roomy := &capBackend{name: "small", max: n - 1}, &capBackend{name: "roomy", max: n}
+	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{roomy, small}})
+	_, err := e.Submit(f.request("", 2, Normal))
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, backend.ErrDeviceMemory)
+	require.ErrorContains(t, err, fmt.Sprintf("%d rows, room for %d", n, n-1))
+
+	small.max = n
+	f.proveChecked(t, e, f.request("", 2, Normal))
+	require.Equal(t, []int{n, n}, roomy.planned, "planned for at each Submit that reached it")
+	require.Equal(t, []int{n}, small.planned)
 }

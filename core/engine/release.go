@@ -6,7 +6,6 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/params"
 )
@@ -44,13 +43,7 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 	}
 	wg.Wait()
 	e.releaseHost(pk)
-	e.mu.Lock()
-	if _, held := e.heldKeys[pk]; !held {
-		n := pk.HostBytes()
-		e.heldKeys[pk] = n
-		e.adm.hold(n)
-	}
-	e.mu.Unlock()
+	e.adm.holdKey(pk)
 	e.prefill(pk)
 	for _, err := range errs {
 		if err != nil {
@@ -74,8 +67,8 @@ func (e *Engine) releaseHost(pk *params.ProvingKey) {
 	}
 	withG2 := true
 	for _, d := range e.devices {
-		h, ok := d.be.(backend.KeyHolder)
-		if d.kind == "cpu" || d.lock.failed() != nil || !ok || !h.HoldsKey(pk, d.plan.G2OnGPU) {
+		h := d.caps.Holds
+		if d.kind == "cpu" || d.lock.failed() != nil || h == nil || !h.HoldsKey(pk, d.plan.G2OnGPU) {
 			return
 		}
 		withG2 = withG2 && d.plan.G2OnGPU
@@ -137,32 +130,28 @@ func (e *Engine) prefill(pk *params.ProvingKey) {
 // when a circuit's parameters are evicted; a later job with pk uploads its
 // points again.
 func (e *Engine) ReleaseKey(pk *params.ProvingKey) {
-	if pk == nil {
-		return
+	if pk != nil {
+		e.keys.release(pk)
 	}
-	e.mu.Lock()
-	if u := e.keys[pk]; u != nil {
-		u.release = true
-		e.mu.Unlock()
-		return
-	}
-	e.mu.Unlock()
-	e.releaseNow(pk)
 }
 
-func (e *Engine) releaseNow(pk *params.ProvingKey) {
-	e.mu.Lock()
-	n, held := e.heldKeys[pk]
-	delete(e.heldKeys, pk)
-	e.mu.Unlock()
-	if held {
-		e.adm.unhold(n)
-	}
-	for _, d := range e.devices {
-		if r, ok := d.be.(backend.KeyReleaser); ok {
+// releaseKey is what a key's release frees: its bytes in the budget, and
+// what the devices keep of it.
+func releaseKey(adm *admission, devices []*device, pk *params.ProvingKey) {
+	adm.unholdKey(pk)
+	for _, d := range devices {
+		if r := d.caps.Keys; r != nil {
 			r.ReleaseKey(pk)
 		}
 	}
+}
+
+// keyUses counts, for each key, the jobs using it that have not settled,
+// and defers a key's release (free) until the last of them has.
+type keyUses struct {
+	free func(*params.ProvingKey)
+	mu   sync.Mutex
+	uses map[*params.ProvingKey]*keyUse
 }
 
 // keyUse counts the jobs using a key that have not settled, and whether a
@@ -172,27 +161,46 @@ type keyUse struct {
 	release bool
 }
 
-// useKey records that a job with pk was submitted (e.mu held) and returns
-// the function to call once the job has settled.
-func (e *Engine) useKey(pk *params.ProvingKey) func() {
-	u := e.keys[pk]
+func newKeyUses(free func(*params.ProvingKey)) *keyUses {
+	return &keyUses{free: free, uses: map[*params.ProvingKey]*keyUse{}}
+}
+
+// use records that a job with pk was submitted and returns the function
+// to call once the job has settled.
+func (k *keyUses) use(pk *params.ProvingKey) (settled func()) {
+	k.mu.Lock()
+	u := k.uses[pk]
 	if u == nil {
 		u = &keyUse{}
-		e.keys[pk] = u
+		k.uses[pk] = u
 	}
 	u.jobs++
+	k.mu.Unlock()
 	return func() {
-		e.mu.Lock()
+		k.mu.Lock()
 		u.jobs--
 		last := u.jobs == 0
 		if last {
-			delete(e.keys, pk)
+			delete(k.uses, pk)
 		}
-		e.mu.Unlock()
+		k.mu.Unlock()
 		if last && u.release {
-			e.releaseNow(pk)
+			k.free(pk)
 		}
 	}
+}
+
+// release frees pk now when no job uses it, else once the last has
+// settled.
+func (k *keyUses) release(pk *params.ProvingKey) {
+	k.mu.Lock()
+	if u := k.uses[pk]; u != nil {
+		u.release = true
+		k.mu.Unlock()
+		return
+	}
+	k.mu.Unlock()
+	k.free(pk)
 }
 
 // SubgroupChecker returns the subgroup checker of the first device whose
@@ -208,8 +216,8 @@ func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" || d.lock.failed() != nil {
 			continue
 		}
-		c, ok := d.be.(params.SubgroupChecker)
-		if !ok {
+		c := d.caps.Subgroup
+		if c == nil {
 			continue
 		}
 		dc := deviceChecker{e: e, d: d, c: c}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/progress"
 	"time"
 
@@ -18,13 +17,6 @@ import (
 
 // errEnded cancels the context of a job that has ended.
 var errEnded = errors.New("engine: job ended")
-
-// workingSet estimates a partition's peak host bytes: a, b, c over the
-// domain, the gathered A/B scalars, and the MSM's compacted copies.
-func workingSet(n, nInputs, nAux int) uint64 {
-	const pointAndScalar = 96 + 32
-	return uint64(3*n*elemSize) + uint64(2*(nInputs+nAux)*elemSize) + uint64(n/2*pointAndScalar)
-}
 
 // Submit validates and queues a request and returns its id.
 func (e *Engine) Submit(req Request) (string, error) {
@@ -59,7 +51,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 	}
 	j.ctx, j.cancel = context.WithCancelCause(context.Background())
 	// The key's device memory is not released while the job may use it.
-	keyDone := e.useKey(req.Circuit.PK)
+	keyDone := e.keys.use(req.Circuit.PK)
 	// Cancellation and the deadline end the job even while it waits in
 	// the queue; once it has settled, it lets go of its key.
 	go func() {
@@ -74,12 +66,7 @@ func (e *Engine) Submit(req Request) (string, error) {
 		keyDone()
 	}()
 	e.jobs[id] = j
-	j.queued = true
-	e.q.push(j)
-	select {
-	case e.kick <- struct{}{}:
-	default:
-	}
+	e.disp.push(j) // under e.mu: a Cancel that finds the job finds it queued
 	return id, nil
 }
 
@@ -95,7 +82,7 @@ func (e *Engine) check(req *Request) error {
 	if req.Priority < Low || req.Priority >= numPriorities {
 		return fmt.Errorf("engine: invalid priority %d", req.Priority)
 	}
-	if err := e.checkPlacement(req.Placement); err != nil {
+	if err := e.place.check(req.Placement); err != nil {
 		return err
 	}
 	n := len(c.PK.H) + 1
@@ -134,43 +121,17 @@ func (e *Engine) check(req *Request) error {
 		default:
 			return fmt.Errorf("engine: partition %d has neither a witness nor an assignment", i)
 		}
-		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
+		if ws := partitionBytes(req, i); !e.adm.fits(ws) {
 			st := e.adm.stats()
 			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d, %d of it held by the loaded parameters", ErrTooLarge, i, ws, st.Budget, st.Keys)
 		}
 		if i == 0 {
-			if err := e.checkDeviceMemory(n); err != nil {
+			if err := e.place.checkRows(n); err != nil {
 				return fmt.Errorf("%w: %w", ErrTooLarge, err)
 			}
 		}
 	}
 	return nil
-}
-
-// checkDeviceMemory refuses partitions of n rows when a device cannot run
-// them within its memory cap (backend.DeviceMemory), with that device's
-// numbers: any device may take any partition from the shared queue, so
-// each must fit it. Every device then plans its resident sets for that
-// size.
-func (e *Engine) checkDeviceMemory(n int) error {
-	for _, d := range e.devices {
-		if dm, ok := d.be.(backend.DeviceMemory); ok {
-			if err := dm.CheckRows(n); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (e *Engine) partitionBytes(req *Request, i int) uint64 {
-	n := len(req.Circuit.PK.H) + 1
-	p := req.Partitions[i]
-	if p.Assignment != nil {
-		return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
-	}
-	cs := req.Circuit.CS
-	return workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
 // Cancel stops a job: queued partitions never start, running ones stop at
@@ -196,7 +157,7 @@ func (e *Engine) Cancel(id string) error {
 // abort ends j with err: it leaves the queue, its running partitions are
 // told to stop, and waiters get err at once.
 func (e *Engine) abort(j *job, err error) {
-	e.dequeue(j)
+	e.disp.remove(j)
 	j.cancel(err)
 	j.mu.Lock()
 	if j.err == nil && j.state != StateDone {
@@ -204,23 +165,6 @@ func (e *Engine) abort(j *job, err error) {
 	}
 	e.maybeEnd(j)
 	j.mu.Unlock()
-}
-
-// dequeue takes j out of the queue and the current batch, so that no more
-// of its partitions are dispatched.
-func (e *Engine) dequeue(j *job) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if j.queued {
-		e.q.remove(j)
-		j.queued = false
-	}
-	for i, b := range e.batch {
-		if b == j {
-			e.batch = append(e.batch[:i], e.batch[i+1:]...)
-			break
-		}
-	}
 }
 
 // maybeEnd finishes j once it can say no more (j.mu held): all proofs in,
@@ -249,7 +193,7 @@ func (e *Engine) maybeEnd(j *job) {
 	e.mu.Lock()
 	settleUntaken(j)
 	delete(e.jobs, j.id)
-	e.finished.add(j, resultBytes(j))
+	e.finished.add(j, j.state, resultBytes(j))
 	if j.inputs.tasksLeft <= 0 {
 		dropRequest(j)
 	}

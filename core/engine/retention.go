@@ -2,6 +2,7 @@ package engine
 
 import (
 	"container/list"
+	"sync"
 	"unsafe"
 
 	"github.com/cuzk/cuzk/core/groth16"
@@ -53,13 +54,25 @@ func resultSize(proofs int, reports []PartitionReport, err error) uint64 {
 }
 
 // retention holds finished jobs, oldest first, within a count and a byte
-// bound (guarded by Engine.mu).
+// bound, and counts them by state. It has a lock of its own, taken last
+// (after Engine.mu and a job's): the counts for Status are kept with the
+// jobs, whose state never changes once they have ended, so that reading
+// them locks no job.
 type retention struct {
+	mu       sync.Mutex
 	maxJobs  int
 	maxBytes uint64
 	bytes    uint64
-	order    list.List // of *job
+	order    list.List // of *retained
 	byID     map[string]*list.Element
+	states   map[JobState]int
+}
+
+// retained is a kept job with what it was counted as.
+type retained struct {
+	j     *job
+	state JobState
+	bytes uint64
 }
 
 func newRetention(maxJobs int, maxBytes uint64) *retention {
@@ -69,41 +82,68 @@ func newRetention(maxJobs int, maxBytes uint64) *retention {
 	if maxBytes == 0 {
 		maxBytes = FinishedKeptBytes
 	}
-	return &retention{maxJobs: maxJobs, maxBytes: maxBytes, byID: map[string]*list.Element{}}
+	return &retention{maxJobs: maxJobs, maxBytes: maxBytes, byID: map[string]*list.Element{}, states: map[JobState]int{}}
 }
 
-// add keeps j (a job of the same id is replaced) and drops the oldest jobs
-// past the bounds; j itself is kept even when it alone is over the bytes.
-func (r *retention) add(j *job, bytes uint64) {
-	r.forget(j.id)
-	j.keptBytes = bytes
-	r.byID[j.id] = r.order.PushBack(j)
+// add keeps j, ended in state and holding bytes (a job of the same id is
+// replaced), and drops the oldest jobs past the bounds; j itself is kept
+// even when it alone is over the bytes.
+func (r *retention) add(j *job, state JobState, bytes uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgetLocked(j.id)
+	r.byID[j.id] = r.order.PushBack(&retained{j: j, state: state, bytes: bytes})
 	r.bytes += bytes
+	r.states[state]++
 	for r.order.Len() > 1 && (r.order.Len() > r.maxJobs || r.bytes > r.maxBytes) {
-		r.forget(r.order.Front().Value.(*job).id)
+		r.forgetLocked(r.order.Front().Value.(*retained).j.id)
 	}
 }
 
+// get returns kept job id, or nil.
 func (r *retention) get(id string) *job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if el, ok := r.byID[id]; ok {
-		return el.Value.(*job)
+		return el.Value.(*retained).j
 	}
 	return nil
 }
 
 // forget drops job id, if kept.
 func (r *retention) forget(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forgetLocked(id)
+}
+
+func (r *retention) forgetLocked(id string) {
 	el, ok := r.byID[id]
 	if !ok {
 		return
 	}
-	j := r.order.Remove(el).(*job)
+	k := r.order.Remove(el).(*retained)
 	delete(r.byID, id)
-	r.bytes -= j.keptBytes
+	r.bytes -= k.bytes
+	if r.states[k.state]--; r.states[k.state] == 0 {
+		delete(r.states, k.state)
+	}
 }
 
-func (r *retention) each(fn func(*job)) {
-	for el := r.order.Front(); el != nil; el = el.Next() {
-		fn(el.Value.(*job))
+// counts returns the kept jobs by state.
+func (r *retention) counts() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]int, len(r.states))
+	for s, n := range r.states {
+		out[string(s)] = n
 	}
+	return out
+}
+
+// size returns the kept jobs' count and bytes.
+func (r *retention) size() (jobs int, bytes uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.order.Len(), r.bytes
 }

@@ -11,10 +11,48 @@ import (
 )
 
 // kept returns the retained job id, or nil.
-func (e *Engine) kept(id string) *job {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.finished.get(id)
+func (e *Engine) kept(id string) *job { return e.finished.get(id) }
+
+// The retention keeps the newest jobs within its count and bytes, counts
+// them by the state they ended in, and forgets on request; a job over the
+// bytes alone stays until the next one comes.
+func TestRetentionKeepsTheNewest(t *testing.T) {
+	r := newRetention(3, 100)
+	ids := func() []string {
+		var out []string
+		r.mu.Lock()
+		for el := r.order.Front(); el != nil; el = el.Next() {
+			out = append(out, el.Value.(*retained).j.id)
+		}
+		r.mu.Unlock()
+		return out
+	}
+	states := []JobState{StateDone, StateFailed, StateDone, StateCancelled, StateDone}
+	for i, s := range states {
+		r.add(&job{id: fmt.Sprint(i)}, s, 10)
+	}
+	require.Equal(t, []string{"2", "3", "4"}, ids(), "the oldest go past the count")
+	require.Equal(t, map[string]int{"done": 2, "cancelled": 1}, r.counts())
+	n, bytes := r.size()
+	require.Equal(t, 3, n)
+	require.EqualValues(t, 30, bytes)
+	require.Nil(t, r.get("1"))
+	require.Equal(t, "3", r.get("3").id)
+
+	r.add(&job{id: "3"}, StateDone, 20) // the same id replaces its entry
+	require.Equal(t, []string{"2", "4", "3"}, ids())
+	require.Equal(t, map[string]int{"done": 3}, r.counts())
+	r.forget("4")
+	r.forget("unknown")
+	require.Equal(t, []string{"2", "3"}, ids())
+
+	r.add(&job{id: "big"}, StateFailed, 500) // alone over the bytes: kept, the others dropped
+	require.Equal(t, []string{"big"}, ids())
+	require.Equal(t, map[string]int{"failed": 1}, r.counts())
+	r.add(&job{id: "next"}, StateDone, 1)
+	require.Equal(t, []string{"next"}, ids())
+	_, bytes = r.size()
+	require.EqualValues(t, 1, bytes)
 }
 
 // requestDropped reports whether j holds nothing of its request.
@@ -65,9 +103,8 @@ func TestRetentionBoundsByBytes(t *testing.T) {
 	require.False(t, e.Known(ids[1]))
 	require.True(t, e.Known(ids[2]))
 	require.True(t, e.Known(ids[3]))
-	e.mu.Lock()
-	require.LessOrEqual(t, e.finished.bytes, e.finished.maxBytes)
-	e.mu.Unlock()
+	_, bytes := e.finished.size()
+	require.LessOrEqual(t, bytes, e.finished.maxBytes)
 
 	// A job alone over the bound is still kept until the next one ends.
 	big := f.proveChecked(t, e, f.request("big", 4, Normal))

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"github.com/cuzk/cuzk/core/backend"
 	"sort"
 	"time"
 
@@ -158,13 +157,13 @@ func (e *Engine) InFlight() int {
 func (e *Engine) Status() Status {
 	now := e.clock.Now()
 	up := now.Sub(e.started)
-	st := Status{Uptime: up, Finished: map[string]int{}, Throttle: e.throttle.Stats(),
+	st := Status{Uptime: up, Finished: e.finished.counts(), Throttle: e.throttle.Stats(),
 		Memory: MemoryStatus{admissionStats: e.adm.stats(), Pool: e.pool.stats()},
 		Jobs:   []JobStatus{}, Devices: []DeviceStatus{}}
 	st.Capacity = Capacity{MemoryBudget: st.Memory.Budget, MemoryFree: st.Memory.Budget - st.Memory.Reserved,
 		Queue: map[string]int{}, PartitionsWaiting: st.Memory.Waiting}
 	e.mu.Lock()
-	for p, n := range e.q.depth() {
+	for p, n := range e.disp.depth() {
 		st.Capacity.Queue[Priority(p).String()] = n
 	}
 	st.Capacity.JobsInFlight = len(e.jobs)
@@ -172,11 +171,6 @@ func (e *Engine) Status() Status {
 	for _, j := range e.jobs {
 		jobs = append(jobs, j)
 	}
-	e.finished.each(func(j *job) {
-		j.mu.Lock()
-		st.Finished[string(j.state)]++
-		j.mu.Unlock()
-	})
 	e.mu.Unlock()
 	sort.Slice(jobs, func(a, b int) bool { return jobs[a].submitted.Before(jobs[b].submitted) })
 	for _, j := range jobs {
@@ -184,7 +178,7 @@ func (e *Engine) Status() Status {
 		state := j.state
 		j.mu.Unlock()
 		st.Jobs = append(st.Jobs, JobStatus{ID: j.id, Circuit: j.circuit, Priority: j.priority.String(),
-			State: state, Partitions: e.partitionStates(j), Age: now.Sub(j.submitted)})
+			State: state, Partitions: partitionStates(j), Age: now.Sub(j.submitted)})
 	}
 	for _, d := range e.devices {
 		busy := time.Duration(d.lock.busyNs.Load())
@@ -202,16 +196,14 @@ func (e *Engine) Status() Status {
 			st.Capacity.DevicesHealthy++
 			st.Capacity.WorkersHealthy += d.workers
 		}
-		if mr, ok := d.be.(backend.MemoryReporter); ok && ds.Healthy {
-			ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = mr.DeviceMemory()
-		}
-		if sr, ok := d.be.(backend.StreamReporter); ok {
-			ds.StreamedBytes, ds.StreamedCopy = sr.StreamedBytes(), sr.StreamedCopyTime()
-			c := sr.Chunks()
-			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = c.Streamed, c.StagedG1, c.StagedG2
-		}
-		if pr, ok := d.be.(backend.PrefetchReporter); ok {
-			p := pr.Prefetches()
+		if r := d.caps.Report; r != nil {
+			if ds.Healthy {
+				ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = r.DeviceMemory()
+			}
+			t := r.Transfers()
+			ds.StreamedBytes, ds.StreamedCopy = t.StreamedBytes, t.StreamedCopy
+			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = t.Chunks.Streamed, t.Chunks.StagedG1, t.Chunks.StagedG2
+			p := t.Prefetches
 			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused
 			ds.PrefetchLastHeld, ds.PrefetchLastPool, ds.PrefetchLastQuery = p.Last.Held, p.Last.Pool, p.Last.Query
 		}
@@ -221,10 +213,7 @@ func (e *Engine) Status() Status {
 }
 
 // partitionStates reads a job's per-partition states.
-func (e *Engine) partitionStates(j *job) []string {
-	e.mu.Lock()
-	next := j.next
-	e.mu.Unlock()
+func partitionStates(j *job) []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	out := make([]string, len(j.partDone))
@@ -232,7 +221,7 @@ func (e *Engine) partitionStates(j *job) []string {
 		switch {
 		case j.partDone[i]:
 			out[i] = "done"
-		case i < next:
+		case i < j.next:
 			out[i] = "running"
 		default:
 			out[i] = "queued"

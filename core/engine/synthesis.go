@@ -32,7 +32,7 @@ func (e *Engine) synthesize() {
 			continue
 		}
 		select {
-		case e.queueFor(t) <- t:
+		case e.place.queueFor(t) <- t:
 		case <-t.job.ctx.Done():
 			e.finishTask(t, context.Cause(t.job.ctx))
 		case <-e.closing:
@@ -48,7 +48,7 @@ func (e *Engine) synthesizeOne(t *task) error {
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	bytes := e.partitionBytes(&j.req, t.idx)
+	bytes := partitionBytes(&j.req, t.idx)
 	if err := e.adm.reserve(ctx, bytes); err != nil {
 		if c := context.Cause(ctx); c != nil {
 			return c

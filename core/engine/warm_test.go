@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -32,6 +30,12 @@ type residentDevice struct {
 var _ backend.Warmer = (*residentDevice)(nil)
 
 func (d *residentDevice) Name() string { return "fake-gpu" }
+
+func (d *residentDevice) Capabilities() backend.Capabilities {
+	c := d.Backend.Capabilities()
+	c.Warm = d
+	return c
+}
 
 func (d *residentDevice) warm(p unsafe.Pointer, n int) {
 	d.mu.Lock()
@@ -146,33 +150,6 @@ func TestWarmKeyPrefillsLockedBuffers(t *testing.T) {
 	require.NoError(t, e2.WarmKey(f.circuit.PK))
 	e2.Close()
 	require.Zero(t, be2.pins)
-}
-
-// The loaded parameters' host copies count against the budget: a
-// partition is admitted in what they leave, refused when it can never
-// fit beside them, and waits for a key's release when it fits only
-// without it.
-func TestAdmissionCountsHeldParameters(t *testing.T) {
-	a := newAdmission(100)
-	a.hold(60)
-	require.False(t, a.fits(50))
-	require.True(t, a.fits(40))
-	require.EqualValues(t, 40, a.room())
-	require.NoError(t, a.reserve(context.Background(), 30))
-	err := a.reserve(context.Background(), 50)
-	require.ErrorContains(t, err, "less the loaded parameters (60 B)")
-	got := make(chan error, 1)
-	go func() { got <- a.reserve(context.Background(), 20) }() // 60 + 30 + 20 > 100: waits
-	select {
-	case err := <-got:
-		t.Fatalf("admitted past the budget: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
-	a.unhold(60)
-	require.NoError(t, <-got)
-	require.EqualValues(t, 50, a.room())
-	a.unhold(1) // never below zero
-	require.EqualValues(t, 0, a.stats().Keys)
 }
 
 // WarmKey holds the key's bytes once, however often it is called, and

@@ -20,14 +20,14 @@ const StageVerify = "verify"
 func (e *Engine) work(d *device, id int) {
 	defer e.wg.Done()
 	for {
-		t := e.take(d)
+		t := e.place.take(d)
 		if t == nil {
 			return
 		}
 		// A partition taken by a device out of service (pinned to it, or
 		// with no device left in service) fails at once.
 		var rep PartitionReport
-		err := e.checkInService(t.job.req.Placement)
+		err := e.place.checkInService(t.job.req.Placement)
 		if err == nil {
 			rep, err = e.proveOne(d, id, t)
 			if d.lock.markFailed(err) { // also when met outside the region

@@ -14,7 +14,7 @@ import (
 // after the device region. Make one with NewPlan.
 type Plan struct {
 	// Device runs the device region: h and the H, L, A and B_G1 MSMs, and
-	// B_G2 when G2OnGPU is set.
+	// B_G2 when G2OnGPU is set. NewPlan reads its Capabilities.
 	Device backend.Backend
 	// CPU runs the B_G2 MSM after the region, with G2Threads goroutines
 	// (0: its default) and the throttle raised, when G2OnGPU is not set.
@@ -37,21 +37,25 @@ type Plan struct {
 	// (backend.Prefetcher; with DevicePrep, whose query MSMs need aux
 	// alone).
 	Prefetch bool
+
+	// caps is what Device offers beyond H and the MSMs, read once by
+	// NewPlan; Run and Warm use its parts as the fields above say.
+	caps backend.Capabilities
 }
 
-// NewPlan returns want with what want.Device cannot do left out:
-// DevicePrep needs backend.Queries. FusedH and Prefetch are set to what
-// the device offers (Prefetch with DevicePrep only); a nil CPU is Device.
+// NewPlan returns want with what want.Device cannot do left out, as its
+// Capabilities say: DevicePrep needs Queries. FusedH and Prefetch are set
+// to what the device offers (Prefetch with DevicePrep only); a nil CPU is
+// Device.
 func NewPlan(want Plan) *Plan {
 	p := want
 	if p.CPU == nil {
 		p.CPU = p.Device
 	}
-	_, queries := p.Device.(backend.Queries)
-	p.DevicePrep = p.DevicePrep && queries
-	_, p.FusedH = p.Device.(backend.FusedH)
-	_, prefetch := p.Device.(backend.Prefetcher)
-	p.Prefetch = p.DevicePrep && prefetch
+	p.caps = p.Device.Capabilities()
+	p.DevicePrep = p.DevicePrep && p.caps.Queries != nil
+	p.FusedH = p.caps.FusedH != nil
+	p.Prefetch = p.DevicePrep && p.caps.Prefetch != nil
 	return &p
 }
 

@@ -91,7 +91,7 @@ func TestRunUploadsBeforeTheLock(t *testing.T) {
 			require.Equal(t, countingThrottle{want, want}, *th, "throttle raised around the CPU G2 MSM only")
 
 			be = &queriesBackend{}
-			plan.Device = be
+			plan = NewPlan(Plan{Device: be, CPU: &cpu.Backend{}, DevicePrep: true, G2OnGPU: onGPU})
 			refused := errors.New("device out of service")
 			rep = &Report{}
 			_, err = plan.Run(c.pk, c.assignment(t), RunOptions{Lock: &recordingLock{be: be, refuse: refused}, AfterRegion: func() error { after++; return nil }}, rep)

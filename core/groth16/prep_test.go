@@ -66,15 +66,18 @@ func TestGatherMatchesSerial(t *testing.T) {
 // device), here with plain loops on the host, and counts its calls.
 type queriesBackend struct {
 	cpu.Backend
-	queries, g2Out int
-	// a copy of aux taken by Prefetch, which QueryMSMs proves with (as
-	// the GPU does with its early upload)
-	prefetched           []fr.Element
+	queries, g2Out       int
 	prefetches, releases int
 	abcPrefetches        int  // the a, b, c part, made beside the query MSMs
-	begins               int  // regions announced (backend.RegionBeginner)
+	begins               int  // regions announced (Prefetch.BeginRegion)
 	abcUnannounced       int  // a, b, c prefetches made before their region was announced
 	hDone                bool // h computed: the query MSMs must come before it
+}
+
+func (b *queriesBackend) Capabilities() backend.Capabilities {
+	c := b.Backend.Capabilities()
+	c.Queries, c.Prefetch = b, b
+	return c
 }
 
 func (b *queriesBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
@@ -82,22 +85,28 @@ func (b *queriesBackend) H(a, bb, c []fr.Element) ([]fr.Element, error) {
 	return b.Backend.H(a, bb, c)
 }
 
-func (b *queriesBackend) Prefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 {
-		b.prefetches++
-		b.prefetched = append([]fr.Element(nil), aux...)
-	}
-	if len(a) > 0 {
-		b.abcPrefetches++
-		if b.begins == 0 {
-			b.abcUnannounced++
-		}
+// hostPrefetch is a copy of aux taken by Prefetch, which QueryMSMs proves
+// with when it is handed over (as the GPU does with its early upload).
+type hostPrefetch struct {
+	b   *queriesBackend
+	aux []fr.Element
+}
+
+func (b *queriesBackend) Prefetch(aux []fr.Element) backend.Prefetch {
+	b.prefetches++
+	return &hostPrefetch{b: b, aux: append([]fr.Element(nil), aux...)}
+}
+
+func (p *hostPrefetch) BeginRegion(inputs int) { p.b.begins++ }
+
+func (p *hostPrefetch) ABC(a, bb, c []fr.Element) {
+	p.b.abcPrefetches++
+	if p.b.begins == 0 {
+		p.b.abcUnannounced++
 	}
 }
 
-func (b *queriesBackend) BeginRegion(aux []fr.Element, inputs int) { b.begins++ }
-
-func (b *queriesBackend) ReleasePrefetch(a, bb, c, aux []fr.Element) { b.releases++ }
+func (p *hostPrefetch) Release() { p.b.releases++ }
 
 func (b *queriesBackend) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
 	b.g2Out++
@@ -126,10 +135,14 @@ func (b *queriesBackend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput,
 	if b.hDone {
 		return nil, errors.New("query MSMs after h: the copies of a, b, c would not overlap them")
 	}
-	if len(b.prefetched) != len(q.Aux) {
-		return nil, fmt.Errorf("aux of %d values prefetched, %d queried", len(b.prefetched), len(q.Aux))
+	pre, ok := q.Prefetch.(*hostPrefetch)
+	if !ok || pre.b != b {
+		return nil, fmt.Errorf("no prefetch of this device handed over (%T)", q.Prefetch)
 	}
-	if out.L, _, err = b.Backend.MSMG1(q.L, b.prefetched); err != nil {
+	if len(pre.aux) != len(q.Aux) {
+		return nil, fmt.Errorf("aux of %d values prefetched, %d queried", len(pre.aux), len(q.Aux))
+	}
+	if out.L, _, err = b.Backend.MSMG1(q.L, pre.aux); err != nil {
 		return nil, err
 	}
 	if out.A, _, err = b.Backend.MSMG1(q.A, selectHost(q.Inputs, nil, q.Aux, q.AAux)); err != nil {

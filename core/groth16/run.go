@@ -89,7 +89,7 @@ func (p *Plan) Run(pk *params.ProvingKey, asg *Assignment, opt RunOptions, rep *
 
 	var up *uploads
 	if p.Prefetch {
-		up = startUploads(p.Device.(backend.Prefetcher), asg)
+		up = startUploads(p.caps.Prefetch, asg)
 		defer up.release() // also when a panic leaves Run (the goroutine ends, the prefetches go)
 	}
 	var regionStart time.Time
@@ -131,7 +131,7 @@ func (p *Plan) region(pk *params.ProvingKey, asg *Assignment, prep *Prepared, up
 		if err := asg.ready(); err != nil {
 			return err
 		}
-		if err := p.h(pk, asg, res, rep); err != nil {
+		if err := p.h(pk, asg, nil, res, rep); err != nil {
 			return err
 		}
 		steps := []struct {
@@ -154,12 +154,13 @@ func (p *Plan) region(pk *params.ProvingKey, asg *Assignment, prep *Prepared, up
 	}
 	// The query MSMs need aux alone: they run first, while a, b, c go up.
 	var upload time.Duration
+	var pre backend.Prefetch
 	if up != nil {
-		upload = up.auxTime
+		upload, pre = up.auxTime, up.pre
 	} else if err := asg.ready(); err != nil {
 		return err
 	}
-	err := p.queries(pk, asg, res, rep, upload)
+	err := p.queries(pk, asg, pre, res, rep, upload)
 	if up != nil {
 		if abcErr := up.wait(); err == nil {
 			err = abcErr
@@ -168,17 +169,18 @@ func (p *Plan) region(pk *params.ProvingKey, asg *Assignment, prep *Prepared, up
 	if err != nil {
 		return err
 	}
-	return p.h(pk, asg, res, rep)
+	return p.h(pk, asg, pre, res, rep)
 }
 
 // h computes h and the H MSM, in one call where the device keeps h
-// (FusedH), its two halves reported apart.
-func (p *Plan) h(pk *params.ProvingKey, asg *Assignment, res *MSMResults, rep *Report) error {
+// (FusedH), its two halves reported apart; pre (nil: none) is the
+// partition's prefetch, whose a, b, c the fused call takes.
+func (p *Plan) h(pk *params.ProvingKey, asg *Assignment, pre backend.Prefetch, res *MSMResults, rep *Report) error {
 	if p.FusedH {
 		start := time.Now()
 		var hTime, msmTime time.Duration
 		var err error
-		res.H, hTime, msmTime, err = p.Device.(backend.FusedH).HMSM(pk.H, asg.A, asg.B, asg.C)
+		res.H, hTime, msmTime, err = p.caps.FusedH.HMSM(pk.H, asg.A, asg.B, asg.C, pre)
 		if err != nil {
 			return fmt.Errorf("groth16: %s+%s: %w", StageFFT, StageMSMH, err)
 		}
@@ -199,15 +201,16 @@ func (p *Plan) h(pk *params.ProvingKey, asg *Assignment, res *MSMResults, rep *R
 }
 
 // queries runs the L, A, B_G1 (and, with G2OnGPU, B_G2) MSMs through the
-// device's own prep; upload (the prefetch of aux) counts with L, as the
-// upload of aux does inside QueryMSMs.
-func (p *Plan) queries(pk *params.ProvingKey, asg *Assignment, res *MSMResults, rep *Report, upload time.Duration) error {
+// device's own prep, over pre's copy of aux (nil: none); upload (the
+// prefetch of aux) counts with L, as the upload of aux does inside
+// QueryMSMs.
+func (p *Plan) queries(pk *params.ProvingKey, asg *Assignment, pre backend.Prefetch, res *MSMResults, rep *Report, upload time.Duration) error {
 	in := &backend.QueryInput{L: pk.L, A: pk.A, BG1: pk.BG1, Inputs: asg.Inputs, Aux: asg.Aux,
-		BInput: &asg.Density.BInput, AAux: &asg.Density.AAux, BAux: &asg.Density.BAux}
+		BInput: &asg.Density.BInput, AAux: &asg.Density.AAux, BAux: &asg.Density.BAux, Prefetch: pre}
 	if p.G2OnGPU {
 		in.BG2 = pk.BG2
 	}
-	out, err := p.Device.(backend.Queries).QueryMSMs(in)
+	out, err := p.caps.Queries.QueryMSMs(in)
 	if err != nil {
 		return fmt.Errorf("groth16: query MSMs: %w", err)
 	}
@@ -233,40 +236,40 @@ func (p *Plan) g2(be backend.Backend, pk *params.ProvingKey, prep *Prepared, res
 	return nil
 }
 
-// uploads are a partition's prefetches: aux, uploaded before the region,
-// and a, b, c, uploaded by a goroutine of their own once they are ready
-// and the region has begun. (Within its own region the partition's a, b, c
+// uploads are a partition's prefetch (backend.Prefetch), which Run holds
+// and hands to the query MSMs and h: aux, uploaded before the region, and
+// a, b, c, uploaded by a goroutine of their own once they are ready and
+// the region has begun. (Within its own region the partition's a, b, c
 // are decided on beside its own query stage, which the backend counts;
 // before it, they would hold device memory through another partition's h
 // stage, where a capped device has least room. The region's first MSMs
 // do not need them: started at the region's start, the copy ends before
 // h.)
 type uploads struct {
-	pf           backend.Prefetcher
-	a, b, c, aux []fr.Element
-	auxTime      time.Duration // the upload of aux
-	abc          chan error    // the a, b, c goroutine's end
-	abcErr       error
-	waited       bool
-	inputs       int
-	readyAt      time.Time // when a, b, c were ready (set before abc is sent)
-	start        chan bool // the region began (true) or will not (false); sent once (begun)
-	begun        bool
-	released     bool
+	pre      backend.Prefetch
+	auxTime  time.Duration // the upload of aux
+	abc      chan error    // the a, b, c goroutine's end
+	abcErr   error
+	waited   bool
+	inputs   int
+	readyAt  time.Time // when a, b, c were ready (set before abc is sent)
+	start    chan bool // the region began (true) or will not (false); sent once (begun)
+	begun    bool
+	released bool
 }
 
 func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
-	u := &uploads{pf: pf, a: asg.A, b: asg.B, c: asg.C, aux: asg.Aux, inputs: len(asg.Inputs), abc: make(chan error, 1),
-		start: make(chan bool, 1)}
+	u := &uploads{inputs: len(asg.Inputs), abc: make(chan error, 1), start: make(chan bool, 1)}
 	start := time.Now()
-	pf.Prefetch(nil, nil, nil, u.aux)
+	u.pre = pf.Prefetch(asg.Aux)
 	u.auxTime = time.Since(start)
+	a, b, c := asg.A, asg.B, asg.C
 	go func() {
 		err := asg.ready()
 		if err == nil {
 			u.readyAt = time.Now()
 			if <-u.start {
-				pf.Prefetch(u.a, u.b, u.c, nil)
+				u.pre.ABC(a, b, c)
 			}
 		}
 		u.abc <- err
@@ -275,15 +278,15 @@ func startUploads(pf backend.Prefetcher, asg *Assignment) *uploads {
 }
 
 // begin lets the a, b, c goroutine go on, once: to upload them if the
-// region began (ran; the backend told first, backend.RegionBeginner), else
+// region began (ran; the backend told first, Prefetch.BeginRegion), else
 // to end.
 func (u *uploads) begin(ran bool) {
 	if u.begun {
 		return
 	}
 	u.begun = true
-	if rb, ok := u.pf.(backend.RegionBeginner); ok && ran {
-		rb.BeginRegion(u.aux, u.inputs)
+	if ran {
+		u.pre.BeginRegion(u.inputs)
 	}
 	u.start <- ran
 }
@@ -300,7 +303,7 @@ func (u *uploads) wait() error {
 
 // release lets the a, b, c goroutine end (also when the region did not
 // run), waits for it and frees what the device did not use of the
-// uploads; once: later calls do nothing.
+// prefetch; once: later calls do nothing.
 func (u *uploads) release() {
 	u.begin(false)
 	if u.released {
@@ -308,5 +311,5 @@ func (u *uploads) release() {
 	}
 	u.released = true
 	_ = u.wait()
-	u.pf.ReleasePrefetch(u.a, u.b, u.c, u.aux)
+	u.pre.Release()
 }

@@ -3,19 +3,18 @@ package groth16
 import (
 	"fmt"
 
-	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/params"
 )
 
 // Warm makes pk's point sets resident on the plan's device now
-// (backend.Warmer), in the order the device region first uses them, so
+// (its Capabilities.Warm), in the order the device region first uses them, so
 // that the device's memory plan decides which sets stay as the first
 // region would, and that region finds them there instead of uploading
 // them inside its lock. B_G2 is left alone when it runs on the CPU. A
 // device that keeps nothing between proofs has nothing to do.
 func (p *Plan) Warm(pk *params.ProvingKey) error {
-	w, ok := p.Device.(backend.Warmer)
-	if !ok || pk == nil {
+	w := p.caps.Warm
+	if w == nil || pk == nil {
 		return nil
 	}
 	type step struct {

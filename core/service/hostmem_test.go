@@ -38,6 +38,12 @@ var (
 
 func (d *holdingDevice) Name() string { return "fake-gpu" }
 
+func (d *holdingDevice) Capabilities() backend.Capabilities {
+	c := d.Backend.Capabilities()
+	c.Warm, c.Holds = d, d
+	return c
+}
+
 func (d *holdingDevice) WarmG1(p []bls.G1Affine) error {
 	if len(p) == 0 {
 		return nil

@@ -31,6 +31,12 @@ type releasingDevice struct {
 
 func (d *releasingDevice) Name() string { return "fake-gpu" }
 
+func (d *releasingDevice) Capabilities() backend.Capabilities {
+	c := d.Backend.Capabilities()
+	c.Keys = d
+	return c
+}
+
 func (d *releasingDevice) ReleaseKey(pk *params.ProvingKey) {
 	d.mu.Lock()
 	d.released[pk]++
@@ -270,7 +276,7 @@ func TestEvictParamsReleasesDeviceMemoryWhenUnused(t *testing.T) {
 }
 
 // warmingDevice is a CPU device that records the point sets made
-// resident ahead of a proof (backend.Warmer).
+// resident ahead of a proof (Capabilities.Warm).
 type warmingDevice struct {
 	cpu.Backend
 	mu   sync.Mutex
@@ -278,6 +284,12 @@ type warmingDevice struct {
 }
 
 func (d *warmingDevice) Name() string { return "fake-gpu" }
+
+func (d *warmingDevice) Capabilities() backend.Capabilities {
+	c := d.Backend.Capabilities()
+	c.Warm = d
+	return c
+}
 
 func (d *warmingDevice) WarmG1(p []bls.G1Affine) error {
 	d.mu.Lock()

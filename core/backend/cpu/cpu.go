@@ -10,6 +10,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
@@ -30,6 +31,11 @@ func (b *Backend) tasks() int {
 
 // Name returns "cpu".
 func (b *Backend) Name() string { return "cpu" }
+
+// Capabilities: the subgroup check, beside H and the MSMs.
+func (b *Backend) Capabilities() backend.Capabilities {
+	return backend.Capabilities{Subgroup: b}
+}
 
 // H computes h with gnark-crypto's NTTs.
 func (b *Backend) H(a, bb, c []fr.Element) ([]fr.Element, error) {

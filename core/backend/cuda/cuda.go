@@ -200,23 +200,22 @@ type Backend struct {
 	mem *vram
 	g1  *residency[bls.G1Affine, bls.G1Jac, *bls.G1Jac]
 	g2  *residency[bls.G2Affine, bls.G2Jac, *bls.G2Jac]
-	// pre and abc are the uploads of aux and of a, b, c started by
-	// Prefetch (queries.go), by the address of aux and of a.
+	// open is the prefetches made and not yet released (queries.go),
+	// which Close frees; guarded by preMu.
 	preMu sync.Mutex
-	pre   map[*fr.Element]*prefetch
-	abc   map[*fr.Element]*abcPrefetch
-	// a, b, c prefetches by outcome (backend.PrefetchReporter), and the
+	open  map[*prefetch]struct{}
+	// a, b, c prefetches by outcome (Transfers), and the
 	// count the last one was decided on (guarded by preMu)
 	preWhole, preAOnly, preRefused atomic.Uint64
 	preLast                        backend.PrefetchRoom
 	// qs is the running query stage's allocations (devmem.go's
 	// queryStage), changed with them and read with the device's count
-	// under qsMu, so that Prefetch sees the two agree.
+	// under qsMu, so that a prefetch sees the two agree.
 	qsMu sync.Mutex
 	qs   queryStage
 }
 
-// Prefetches is backend.PrefetchReporter.
+// Prefetches counts the a, b, c prefetches by outcome.
 func (b *Backend) Prefetches() backend.Prefetches {
 	b.preMu.Lock()
 	last := b.preLast
@@ -252,7 +251,7 @@ func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
 
 // CheckRows refuses a partition of rows rows that cannot run within the
 // device's cap even with every point set streamed, and plans the resident
-// sets for partitions of that size (backend.DeviceMemory).
+// sets for partitions of that size (backend.MemoryCap).
 func (b *Backend) CheckRows(rows int) error {
 	b.mem.mu.Lock()
 	defer b.mem.mu.Unlock()
@@ -266,19 +265,18 @@ func (b *Backend) CheckRows(rows int) error {
 // Memory reports what cuzk holds on the device by the library's count.
 func (b *Backend) Memory(resetPeak bool) (Memory, error) { return b.lib.Memory(b.dev, resetPeak) }
 
-// DeviceMemory is backend.MemoryReporter.
+// DeviceMemory is backend.Reporter's: the library's count.
 func (b *Backend) DeviceMemory() (held, peak, cap uint64, err error) {
 	m, err := b.Memory(false)
 	return m.Held, m.Peak, m.Cap, err
 }
 
-// StreamedBytes is backend.StreamReporter: the host-to-device bytes of
-// streamed point sets so far.
+// StreamedBytes is the host-to-device bytes of streamed point sets so far.
 func (b *Backend) StreamedBytes() uint64 {
 	return uint64(b.g1.streamedBytes.Load() + b.g2.streamedBytes.Load())
 }
 
-// StreamedCopyTime is backend.StreamReporter: the time the streamed
+// StreamedCopyTime is the time the streamed
 // points' copies took (direct copies timed on the device, staged ones on
 // the host); StreamedBytes over it is the achieved bandwidth.
 func (b *Backend) StreamedCopyTime() time.Duration {
@@ -291,11 +289,26 @@ func (b *Backend) StreamedChunks() int64 {
 	return b.g1.streamedChunks.Load() + b.g2.streamedChunks.Load()
 }
 
-// Chunks is backend.StreamReporter: the chunks streamed, and the first
-// chunks staged ahead of their MSM by group.
+// Chunks is the chunks streamed, and the first chunks staged ahead of
+// their MSM by group.
 func (b *Backend) Chunks() backend.StreamChunks {
 	return backend.StreamChunks{Streamed: uint64(b.StreamedChunks()),
 		StagedG1: uint64(b.g1.stagedChunks.Load()), StagedG2: uint64(b.g2.stagedChunks.Load())}
+}
+
+// Transfers is backend.Reporter's: the streamed point sets and the a, b, c
+// prefetches.
+func (b *Backend) Transfers() backend.Transfers {
+	return backend.Transfers{StreamedBytes: b.StreamedBytes(), StreamedCopy: b.StreamedCopyTime(), Chunks: b.Chunks(),
+		Prefetches: b.Prefetches()}
+}
+
+// Capabilities: everything the interface describes (the memory cap's
+// check is offered with or without a cap: without one it refuses
+// nothing).
+func (b *Backend) Capabilities() backend.Capabilities {
+	return backend.Capabilities{FusedH: b, Queries: b, Prefetch: b, Pin: b, Keys: b, Holds: b, Warm: b, Subgroup: b, Cap: b,
+		Report: b}
 }
 
 // deviceStore is the library's point-set calls of one group for one
@@ -493,8 +506,9 @@ func cbool(v bool) C.int {
 
 // HMSM computes h and Σ h_i·points[i] on the GPU, keeping h there; when
 // points are not resident (streamed), h comes back to the host for a
-// streamed MSM. a, b, c are left unchanged.
-func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1Jac, hTime, msmTime time.Duration, err error) {
+// streamed MSM. a, b, c are left unchanged; pre's copy of them, when it
+// has one of these slices, is used instead of an upload.
+func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend.Prefetch) (res bls.G1Jac, hTime, msmTime time.Duration, err error) {
 	n := len(a)
 	if len(bb) != n || len(c) != n || len(points) != n-1 {
 		return res, 0, 0, fmt.Errorf("cuda: h msm: a, b, c of %d/%d/%d elements, %d points", n, len(bb), len(c), len(points))
@@ -506,7 +520,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	k := domainConsts(n)
 	if h == nil { // streamed: h stays on the device as the scalars of the chunks' MSMs
 		start := time.Now()
-		abc := b.takeABC(a, bb, c)
+		abc := b.takeABC(pre, a, bb, c)
 		if abc == nil {
 			if abc, err = b.uploadABC(a, bb, c); err != nil {
 				return res, 0, 0, err
@@ -528,7 +542,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element) (res bls.G1
 	}
 	var ms [2]C.double
 	var ws windowSums[bls.G1Jac]
-	if abc := b.takeABC(a, bb, c); abc != nil { // copied while the query MSMs ran
+	if abc := b.takeABC(pre, a, bb, c); abc != nil { // copied while the query MSMs ran
 		err = call("h msm", func(e *C.char) C.int {
 			return C.call_h_msm_g1_abc(b.lib.hMsmG1Abc, abc, unsafe.Pointer(k), h.(unsafe.Pointer), unsafe.Pointer(&ws), &ms[0], e, errLen)
 		})
@@ -637,7 +651,7 @@ func (l *Library) Unpin(buf []fr.Element) error {
 	return call("host unregister", func(e *C.char) C.int { return C.call_host_unregister(l.hostUnregister, ptr(buf), e, errLen) })
 }
 
-// Pin page-locks buf (see Library.Pin); backend.HostPinner.
+// Pin page-locks buf (see Library.Pin): backend.HostPinner.
 func (b *Backend) Pin(buf []fr.Element) error { return b.lib.Pin(buf) }
 
 // Unpin undoes Pin.

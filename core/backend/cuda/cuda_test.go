@@ -307,9 +307,11 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 		a, bb, c := random(t, n), random(t, n), random(t, n)
 		ca, cb, cc := slices.Clone(a), slices.Clone(bb), slices.Clone(c)
 		q := &backend.QueryInput{Aux: aux, AAux: &all, BAux: &all, BInput: &r1cs.Bitmap{}, L: pts, A: ptsA, BG1: ptsB, BG2: g2}
-		be.BeginRegion(aux, 0) // as the engine announces a region before its a, b, c go up
+		pre := be.newPrefetch(aux) // aux not prefetched: the query MSMs upload it
+		q.Prefetch = pre
+		pre.BeginRegion(0) // as the engine announces a region before its a, b, c go up
 		prefetched := make(chan struct{})
-		go func() { defer close(prefetched); be.Prefetch(a, bb, c, nil) }()
+		go func() { defer close(prefetched); pre.ABC(a, bb, c) }()
 		out, err := be.QueryMSMs(q)
 		require.NoError(t, err)
 		<-prefetched
@@ -319,8 +321,9 @@ func TestQueryStagingMatchesCPU(t *testing.T) {
 		}
 		want2 := cpuG2(t, g2, aux)
 		require.True(t, want2.Equal(&out.B2), "run %d: b_g2", run)
-		h, _, _, err := be.HMSM(ptsH, a, bb, c)
+		h, _, _, err := be.HMSM(ptsH, a, bb, c, pre)
 		require.NoError(t, err)
+		pre.Release()
 		wantH := cpuG1(t, ptsH, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
 		require.True(t, wantH.Equal(&h), "run %d: h", run)
 	}
@@ -363,11 +366,13 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 				a, b, c := random(t, n), random(t, n), random(t, n)
 				ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
 				want := cpuG1(t, pts, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
-				be.prefetchABC(a, b, c, aOnly)
-				got, _, _, err := be.HMSM(pts, a, b, c)
+				pre := be.newPrefetch(nil)
+				pre.prefetchABC(a, b, c, aOnly)
+				got, _, _, err := be.HMSM(pts, a, b, c, pre)
 				require.NoError(t, err)
 				require.True(t, want.Equal(&got), "h MSM 2^%d, capped %v, a alone %v", k, capped, aOnly)
-				require.Empty(t, be.abc, "HMSM took the prefetch")
+				require.Nil(t, pre.abc, "HMSM took the prefetch")
+				pre.Release()
 			}
 			t.Logf("h MSM 2^%d (capped %v) over a, b, c prefetched whole and a alone equals the CPU's", k, capped)
 			if capped && k == 20 { // H streamed: from its second MSM on, its first chunk staged during h
@@ -410,7 +415,7 @@ func checkHMSM(t *testing.T, be *Backend) {
 		pts := testPoints(t, n-1)
 		ca, cb, cc := append([]fr.Element(nil), a...), append([]fr.Element(nil), b...), append([]fr.Element(nil), c...)
 		want := cpuG1(t, pts, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
-		got, _, _, err := be.HMSM(pts, a, b, c)
+		got, _, _, err := be.HMSM(pts, a, b, c, nil)
 		require.NoError(t, err)
 		require.True(t, want.Equal(&got), "h MSM 2^%d", k)
 		t.Logf("h MSM 2^%d (h kept on the device) equals the CPU's h and MultiExp", k)

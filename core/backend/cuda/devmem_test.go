@@ -393,11 +393,13 @@ func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
 func TestBeginRegionCountsTheQueryStage(t *testing.T) {
 	b := &Backend{}
 	aux := make([]fr.Element, 100)
-	b.BeginRegion(aux, 3)
+	p := b.newPrefetch(aux)
+	p.BeginRegion(3)
 	require.Equal(t, queryStage{state: stageActive, peak: (100 + 103) * scalarSize}, b.qs)
 	require.EqualValues(t, (100+103)*scalarSize, b.qs.extra(128))
-	b.pre = map[*fr.Element]*prefetch{&aux[0]: {n: len(aux)}}
-	b.BeginRegion(aux, 3)
+	p.auxDev = &scalars{n: len(aux)} // aux's copy made (no device here: never freed)
+	p.BeginRegion(3)
+	p.auxDev = nil
 	require.Equal(t, queryStage{state: stageActive, peak: 103 * scalarSize}, b.qs, "aux prefetched: a selection alone to come")
 	require.NoError(t, b.queryMem(0, 0, nil))
 	require.Zero(t, b.qs.extra(128), "the query MSMs done")

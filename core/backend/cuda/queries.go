@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -42,17 +43,27 @@ func (s *scalars) download() ([]fr.Element, error) {
 	return out, err
 }
 
-// prefetch is a witness's aux values uploaded by Prefetch, for QueryMSMs
-// on the same slice.
+// prefetch is one partition's copies to the device (backend.Prefetch),
+// made by Prefetch and held by the caller, which hands it to QueryMSMs
+// (the aux part) and HMSM (the a, b, c part); each takes its part, and
+// Release frees what is left. The a, b, c part may be made from another
+// goroutine while QueryMSMs runs on the aux part: mu guards both.
 type prefetch struct {
-	n int
-	s *scalars
+	b   *Backend
+	aux []fr.Element // the slice the aux part is a copy of
+	mu  sync.Mutex
+	// auxDev is the copy of aux (nil: not made, no room, or taken), abc
+	// the copy of a, b, c (nil: not made, or taken); closed: released, or
+	// the backend closed (a part made later is freed at once).
+	auxDev *scalars
+	abc    *abcPrefetch
+	closed bool
 }
 
-// abcPrefetch is a copy of a, b, c started by Prefetch
-// (cuzk_cuda_abc_upload), for HMSM on the same slices; aOnly: a alone went
-// up (the device had room for one vector), and b and c go up when HMSM
-// takes it (cuzk_cuda_abc_add).
+// abcPrefetch is a copy of a, b, c started by a prefetch
+// (cuzk_cuda_abc_upload), for HMSM on the same slices (key); aOnly: a
+// alone went up (the device had room for one vector), and b and c go up
+// when HMSM takes it (cuzk_cuda_abc_add).
 type abcPrefetch struct {
 	key   [3]*fr.Element
 	n     int
@@ -61,44 +72,73 @@ type abcPrefetch struct {
 }
 
 // Prefetch uploads aux (through the staging buffers: the query MSMs that
-// run next need it whole), then starts copying a, b, c on the copy stream
-// when they are page-locked, so that the copy runs beside the query MSMs
-// and HMSM on the same slices finds them there. Aux goes first and alone:
-// sharing the link with a, b, c it arrived ~30 ms later (H200, 2^24).
-// Under a cap with room for one vector but not three, a goes up alone: h
-// waits for a's copy before its first NTTs and for b's and c's only
-// behind them (2^26 under 24 GiB: h waited 46 ms for a, 0 for b and c).
-// A failed prefetch is dropped: the call that needs the data uploads it
-// and reports any error.
-//
-// Each part replaces only the prefetch of its own slices: the a, b, c part
-// may come later, from another goroutine, while QueryMSMs runs on the aux
-// prefetch, and another partition's prefetches stay. Under a cap the a, b,
-// c part is decided as the running region's own (roomNow): ask for it
-// within the partition's region (groth16's uploads do).
-func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 {
-		// An old prefetch under this key (a recycled buffer) goes first,
-		// whether or not a new one is made: it holds another witness.
-		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
-			p.s.free()
-		}
-		// aux goes up before its region, maybe during another partition's:
-		// the margin of one vector of n scalars stands for what that
-		// partition may still allocate (a selection, or its h stage's
-		// a, b, c beyond what its query stage frees), not counted exactly
-		if b.fits(b.roomNow(len(aux), false), uint64(len(aux))*scalarSize, len(aux)) {
-			if s, err := b.uploadScalars(aux); err == nil {
-				if old := slot(b, &b.pre, &aux[0], &prefetch{n: len(aux), s: s}); old != nil {
-					old.s.free()
-				}
-			}
+// run next need it whole) and returns the partition's prefetch, whose ABC
+// then starts copying a, b, c on the copy stream when they are
+// page-locked, so that the copy runs beside the query MSMs and HMSM finds
+// them there. Aux goes first and alone: sharing the link with a, b, c it
+// arrived ~30 ms later (H200, 2^24). Under a cap with room for one vector
+// but not three, a goes up alone: h waits for a's copy before its first
+// NTTs and for b's and c's only behind them (2^26 under 24 GiB: h waited
+// 46 ms for a, 0 for b and c). A failed prefetch is dropped: the call that
+// needs the data uploads it and reports any error.
+func (b *Backend) Prefetch(aux []fr.Element) backend.Prefetch {
+	p := b.newPrefetch(aux)
+	// aux goes up before its region, maybe during another partition's:
+	// the margin of one vector of n scalars stands for what that
+	// partition may still allocate (a selection, or its h stage's a, b, c
+	// beyond what its query stage frees), not counted exactly
+	if len(aux) > 0 && b.fits(b.roomNow(len(aux), false), uint64(len(aux))*scalarSize, len(aux)) {
+		if s, err := b.uploadScalars(aux); err == nil {
+			put(p, &p.auxDev, s, (*scalars).free)
 		}
 	}
+	return p
+}
+
+// newPrefetch returns an empty prefetch of aux, counted open until it is
+// released.
+func (b *Backend) newPrefetch(aux []fr.Element) *prefetch {
+	p := &prefetch{b: b, aux: aux}
+	b.preMu.Lock()
+	if b.open == nil {
+		b.open = map[*prefetch]struct{}{}
+	}
+	b.open[p] = struct{}{}
+	b.preMu.Unlock()
+	return p
+}
+
+// put stores v in the part *dst (freeing what was there), or frees v when
+// the prefetch is closed.
+func put[T any](p *prefetch, dst **T, v *T, free func(*T)) {
+	p.mu.Lock()
+	old := *dst
+	if p.closed {
+		old, v = v, nil
+	}
+	*dst = v
+	p.mu.Unlock()
+	if old != nil {
+		free(old)
+	}
+}
+
+// take removes the part *dst and returns it (nil: none).
+func take[T any](p *prefetch, dst **T) *T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := *dst
+	*dst = nil
+	return v
+}
+
+// ABC starts copying a, b, c (a alone when the cap leaves room for one
+// vector only), replacing any copy the prefetch held. Under a cap the copy
+// is decided as the running region's own (roomNow): call it within the
+// partition's region, after BeginRegion (groth16's uploads do).
+func (p *prefetch) ABC(a, bb, c []fr.Element) {
+	b := p.b
 	n := len(a)
-	if n > 0 {
-		b.freeABC(slot(b, &b.abc, &a[0], nil)) // as for aux: an old copy under this key goes
-	}
 	if n < 2 || len(bb) != n || len(c) != n {
 		return
 	}
@@ -110,9 +150,9 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 	b.preMu.Unlock()
 	switch {
 	case b.fits(room, 3*vec, n):
-		done = b.prefetchABC(a, bb, c, false)
+		done = p.prefetchABC(a, bb, c, false)
 	case b.fits(room, vec, n):
-		done = b.prefetchABC(a, bb, c, true)
+		done = p.prefetchABC(a, bb, c, true)
 	}
 	if !done {
 		b.preRefused.Add(1)
@@ -121,7 +161,8 @@ func (b *Backend) Prefetch(a, bb, c, aux []fr.Element) {
 
 // prefetchABC starts copying a, b, c (aOnly: a alone) for HMSM on the
 // same slices, and counts it; false: the upload failed.
-func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
+func (p *prefetch) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
+	b := p.b
 	x := &abcPrefetch{key: [3]*fr.Element{&a[0], &bb[0], &c[0]}, n: len(a), aOnly: aOnly}
 	if aOnly {
 		bb, c = nil, nil
@@ -130,7 +171,7 @@ func (b *Backend) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 	if x.h, err = b.uploadABC(a, bb, c); err != nil {
 		return false
 	}
-	b.freeABC(slot(b, &b.abc, &a[0], x))
+	put(p, &p.abc, x, b.freeABC)
 	if aOnly {
 		b.preAOnly.Add(1)
 	} else {
@@ -198,58 +239,69 @@ func (b *Backend) queryMem(live, peak uint64, fn func() error) error {
 	return err
 }
 
-// BeginRegion is backend.RegionBeginner: a partition's region begins on
-// the device, whose query stage will prove with aux and inputs scalars of
-// inputs. Until QueryMSMs counts exactly, the stage may still upload aux
-// (unless it was prefetched) and select up to inputs + len(aux) scalars,
-// which a prefetch of the partition's a, b, c made meanwhile must leave
-// room for.
-func (b *Backend) BeginRegion(aux []fr.Element, inputs int) {
-	auxUp := uint64(len(aux)) * scalarSize
-	if len(aux) > 0 {
-		b.preMu.Lock()
-		if _, ok := b.pre[&aux[0]]; ok {
-			auxUp = 0
-		}
-		b.preMu.Unlock()
+// BeginRegion: the partition's region begins on the device, whose query
+// stage will prove with aux and inputs scalars of inputs. Until QueryMSMs
+// counts exactly, the stage may still upload aux (unless it was
+// prefetched) and select up to inputs + len(aux) scalars, which a
+// prefetch of the partition's a, b, c made meanwhile must leave room for.
+func (p *prefetch) BeginRegion(inputs int) {
+	auxUp := uint64(len(p.aux)) * scalarSize
+	p.mu.Lock()
+	if p.auxDev != nil {
+		auxUp = 0
 	}
-	sel := uint64(inputs+len(aux)) * scalarSize
-	b.qsMu.Lock()
-	b.qs = queryStage{state: stageActive, peak: auxUp + sel}
-	b.qsMu.Unlock()
+	p.mu.Unlock()
+	sel := uint64(inputs+len(p.aux)) * scalarSize
+	p.b.qsMu.Lock()
+	p.b.qs = queryStage{state: stageActive, peak: auxUp + sel}
+	p.b.qsMu.Unlock()
 }
 
-// slot puts v (nil: nothing) under key in a prefetch map and returns what
-// was there.
-func slot[T any](b *Backend, m *map[*fr.Element]*T, key *fr.Element, v *T) *T {
-	b.preMu.Lock()
-	defer b.preMu.Unlock()
-	old := (*m)[key]
-	delete(*m, key)
-	if v != nil {
-		if *m == nil {
-			*m = map[*fr.Element]*T{}
-		}
-		(*m)[key] = v
-	}
-	return old
+// Release frees the parts that QueryMSMs and HMSM did not take; once.
+func (p *prefetch) Release() {
+	p.b.preMu.Lock()
+	delete(p.b.open, p)
+	p.b.preMu.Unlock()
+	p.close()
 }
 
+// close frees what the prefetch holds and closes it.
+func (p *prefetch) close() {
+	p.mu.Lock()
+	aux, abc := p.auxDev, p.abc
+	p.auxDev, p.abc, p.closed = nil, nil, true
+	p.mu.Unlock()
+	if aux != nil {
+		aux.free()
+	}
+	p.b.freeABC(abc)
+}
+
+// own returns pre as this backend's prefetch (nil: none, or another
+// backend's).
+func (b *Backend) own(pre backend.Prefetch) *prefetch {
+	if p, ok := pre.(*prefetch); ok && p.b == b {
+		return p
+	}
+	return nil
+}
+
+// freeABC frees a copy of a, b, c (nil: nothing).
 func (b *Backend) freeABC(x *abcPrefetch) {
 	if x != nil {
 		C.call_abc_free(b.lib.abcFree, x.h)
 	}
 }
 
-// takeABC returns the prefetched copy of a, b, c, with b's and c's copies
-// started now when a went up alone (nil if there is none, or b and c
-// cannot go up now: the caller uploads all three; one of other slices at
-// the same address is freed).
-func (b *Backend) takeABC(a, bb, c []fr.Element) unsafe.Pointer {
-	if len(a) == 0 {
+// takeABC returns pre's copy of a, b, c, with b's and c's copies started
+// now when a went up alone (nil if there is none, or b and c cannot go up
+// now: the caller uploads all three; a copy of other slices is freed).
+func (b *Backend) takeABC(pre backend.Prefetch, a, bb, c []fr.Element) unsafe.Pointer {
+	p := b.own(pre)
+	if p == nil || len(a) == 0 {
 		return nil
 	}
-	x := slot(b, &b.abc, &a[0], nil)
+	x := take(p, &p.abc)
 	if x == nil {
 		return nil
 	}
@@ -280,47 +332,33 @@ func (b *Backend) addBC(h unsafe.Pointer, bb, c []fr.Element) error {
 	return call("abc add", func(e *C.char) C.int { return C.call_abc_add(b.lib.abcAdd, h, ptr(bb), ptr(c), e, errLen) })
 }
 
-// ReleasePrefetch frees the prefetches of these slices that QueryMSMs
-// and HMSM did not take.
-func (b *Backend) ReleasePrefetch(a, bb, c, aux []fr.Element) {
-	if len(aux) > 0 {
-		if p := slot(b, &b.pre, &aux[0], nil); p != nil {
-			p.s.free()
-		}
-	}
-	if len(a) > 0 {
-		b.freeABC(slot(b, &b.abc, &a[0], nil))
-	}
-}
-
-// releasePrefetches frees every prefetch left (Close).
+// releasePrefetches frees every prefetch left open (Close); a part made
+// afterwards is freed at once.
 func (b *Backend) releasePrefetches() {
 	b.preMu.Lock()
-	pre, abc := b.pre, b.abc
-	b.pre, b.abc = nil, nil
+	open := b.open
+	b.open = nil
 	b.preMu.Unlock()
-	for _, p := range pre {
-		p.s.free()
-	}
-	for _, x := range abc {
-		b.freeABC(x)
+	for p := range open {
+		p.close()
 	}
 }
 
-// takePrefetch returns the prefetched copy of aux (nil if there is none;
-// one of another length at the same address is freed).
-func (b *Backend) takePrefetch(aux []fr.Element) *scalars {
-	if len(aux) == 0 {
+// takeAux returns pre's copy of aux (nil if there is none; one of another
+// slice is freed).
+func (b *Backend) takeAux(pre backend.Prefetch, aux []fr.Element) *scalars {
+	p := b.own(pre)
+	if p == nil || len(aux) == 0 {
 		return nil
 	}
-	p := slot(b, &b.pre, &aux[0], nil)
-	if p == nil {
+	s := take(p, &p.auxDev)
+	if s == nil {
 		return nil
 	}
-	if p.n == len(aux) {
-		return p.s
+	if len(p.aux) == len(aux) && &p.aux[0] == &aux[0] {
+		return s
 	}
-	p.s.free()
+	s.free()
 	return nil
 }
 
@@ -392,7 +430,7 @@ func (b *Backend) QueryMSMs(q *backend.QueryInput) (*backend.QueryOutput, error)
 	}
 	// the stage's vectors as Prefetch counts them (queryMem): aux when it
 	// is uploaded here, beside A's selection, then B's
-	aux := b.takePrefetch(q.Aux)
+	aux := b.takeAux(q.Prefetch, q.Aux)
 	var auxUp uint64
 	if aux == nil {
 		auxUp = uint64(len(q.Aux)) * scalarSize

@@ -15,9 +15,9 @@ func TestBadSizesRefusedBeforeTheDevice(t *testing.T) {
 	b := &Backend{}
 	pts := testPoints(t, 4)
 	sc := random(t, 4)
-	_, _, _, err := b.HMSM(pts[:2], sc, sc, sc)
+	_, _, _, err := b.HMSM(pts[:2], sc, sc, sc, nil)
 	require.ErrorContains(t, err, "h msm: a, b, c of 4/4/4 elements, 2 points")
-	_, _, _, err = b.HMSM(pts[:3], sc, sc[:3], sc)
+	_, _, _, err = b.HMSM(pts[:3], sc, sc[:3], sc, nil)
 	require.ErrorContains(t, err, "h msm")
 	_, _, err = b.MSMG1(pts, sc[:3])
 	require.ErrorContains(t, err, "4 points, 3 scalars")
