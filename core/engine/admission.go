@@ -202,18 +202,23 @@ func (a *admission) room() uint64 {
 	return a.budget - min(a.budget, a.keys+a.reserved)
 }
 
-// hostRoom is room, bounded by what the host could map now less the
-// margin: what buffers mapped ahead may take.
-func (a *admission) hostRoom() uint64 {
-	r := a.room()
+// hostFree is what the host could map now less the margin (all of it
+// when the host's memory is not consulted).
+func (a *admission) hostFree() uint64 {
 	if a.avail == nil {
-		return r
+		return ^uint64(0)
 	}
 	avail, err := a.avail()
 	if err != nil {
-		return r
+		return ^uint64(0)
 	}
-	return min(r, avail-min(avail, a.margin))
+	return avail - min(avail, a.margin)
+}
+
+// hostRoom is room, bounded by what the host could map now less the
+// margin: what buffers mapped ahead may take.
+func (a *admission) hostRoom() uint64 {
+	return min(a.room(), a.hostFree())
 }
 
 // poolMax resolves memory.pool_max ("auto": the budget).

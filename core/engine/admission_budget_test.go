@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/units"
 	"github.com/cuzk/cuzk/core/params"
 )
 
@@ -148,7 +148,7 @@ func TestAdmissionCountsHeldParameters(t *testing.T) {
 	require.EqualValues(t, 40*u, a.room())
 	require.NoError(t, a.reserve(context.Background(), 30*u))
 	err := a.reserve(context.Background(), 50*u)
-	require.ErrorContains(t, err, fmt.Sprintf("less the loaded parameters (%d)", 60*u))
+	require.ErrorContains(t, err, "less the loaded parameters ("+units.Bytes(60*u)+")")
 	got := make(chan error, 1)
 	go func() { got <- a.reserve(context.Background(), 20*u) }() // 60 + 30 + 20 > 100: waits
 	select {
@@ -227,4 +227,32 @@ func TestManyPartitionsWithinTheHostsMemory(t *testing.T) {
 	st := e.Status()
 	require.LessOrEqual(t, uint64(st.Memory.Pool.PeakMapped), host-ws/2, "mapped beyond the host's memory less the margin")
 	require.Positive(t, st.Memory.MemoryWaits, "some partition waited for the host's memory")
+}
+
+// Buffers mapped ahead stop at what the host could map, less the margin,
+// buffer by buffer: memory the host takes meanwhile (its own copies of
+// the partitions' a, b, c) is not mapped over.
+func TestPrefillStopsAtTheHostsMemory(t *testing.T) {
+	p := newPool(1<<40, 1)
+	defer p.close()
+	const n = 4096
+	size := uint64(n * elemSize)
+	var hostUsed atomic.Uint64
+	host := 5 * size
+	p.hostFree = func() uint64 {
+		used := uint64(p.mapped.Load()) + hostUsed.Load()
+		return host - min(host, used)
+	}
+	sizes := make([]int, 10)
+	for i := range sizes {
+		sizes[i] = n
+	}
+	require.EqualValues(t, 5*size, p.prefill(sizes, nil), "five fit")
+	hostUsed.Store(3 * size) // the host's own buffers
+	more := make([]int, 10)
+	for i := range more {
+		more[i] = 2 * n
+	}
+	require.Zero(t, p.prefill(more, nil), "nothing more is mapped over the host's memory")
+	require.LessOrEqual(t, uint64(p.mapped.Load()), host)
 }

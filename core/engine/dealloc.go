@@ -45,6 +45,11 @@ type pool struct {
 	// room, when set, bounds the pooled bytes further: the budget left
 	// beside the partitions' reservations (admission.room).
 	room func() uint64
+	// hostFree, when set, is what the host could map now less the margin
+	// (admission.hostFree): buffers mapped ahead (prefill) stop at it, as
+	// the host's own buffers grow beside them (bellperson's copies of ten
+	// partitions' a, b, c: 64 GB at 2^26).
+	hostFree func() uint64
 
 	queue   chan handoff // to the dealloc goroutines
 	pending sync.WaitGroup
@@ -150,7 +155,7 @@ func (p *pool) prefill(sizes []int, stop <-chan struct{}) (added uint64) {
 		p.mu.Lock()
 		full := p.pooled+size > limit
 		p.mu.Unlock()
-		if full {
+		if full || p.hostFree != nil && size > p.hostFree() {
 			return added
 		}
 		buf, err := p.alloc(n)

@@ -293,6 +293,12 @@ type failingChecker struct {
 	err error
 }
 
+func (f *failingChecker) Capabilities() backend.Capabilities {
+	c := f.keyDevice.Capabilities()
+	c.Subgroup = f
+	return c
+}
+
 func (f *failingChecker) CheckSubgroupG1([]bls.G1Affine) (int, error) { return -1, f.err }
 func (f *failingChecker) CheckSubgroupG2([]bls.G2Affine) (int, error) { return -1, f.err }
 func (f *failingChecker) BeginG1([]bls.G1Affine) params.SectionCheck  { return failingSection{f.err} }

@@ -99,7 +99,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	}
 	// a key's release waits for the jobs that use it
 	e.keys = newKeyUses(func(pk *params.ProvingKey) { releaseKey(e.adm, e.devices, pk) })
-	e.pool.room = e.adm.room
+	e.pool.room, e.pool.hostFree = e.adm.room, e.adm.hostFree
 	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)
 	if e.adm.avail == nil {
 		e.adm.avail = sysmem.Available
