@@ -13,8 +13,8 @@ import (
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/config"
-	"github.com/cuzk/cuzk/core/units"
 	"github.com/cuzk/cuzk/core/params"
+	"github.com/cuzk/cuzk/core/units"
 )
 
 // A 32 GiB PoRep partition (Filecoin's PoRep C2): domain 2^27, 328 inputs,

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,6 +35,10 @@ type device struct {
 	// and failed (or were cancelled)
 	proved, failed atomic.Int64
 }
+
+// cudaErrorNoDevice is the CUDA runtime's error for a machine without a
+// CUDA device.
+const cudaErrorNoDevice = 100
 
 // deviceSetup makes the engine's devices (New): from gpus.*, with cpu for
 // the B_G2 MSMs after a GPU's region, or as the device when no GPU serves.
@@ -78,9 +83,12 @@ func (s *deviceSetup) devices(opt Options) ([]*device, error) {
 	// has no CUDA library file is expected to prove on the CPU: said at
 	// debug, not as a warning every process of a CPU host would print. A
 	// library file found or named (a path, not the loader's soname) that
-	// does not load is worth the warning anywhere.
+	// does not load is worth the warning anywhere; one that loads and
+	// finds no device (cudaErrorNoDevice) on such a machine is not.
 	reason := errString(err)
-	if seen > 0 || gpuPresent() || strings.ContainsRune(s.gpus.CUDALib, filepath.Separator) {
+	var ce *cuda.Error
+	noDevice := errors.As(err, &ce) && ce.CUDA() == cudaErrorNoDevice
+	if seen > 0 || gpuPresent() || !noDevice && strings.ContainsRune(s.gpus.CUDALib, filepath.Separator) {
 		s.log.Warn("no usable GPU; proving on the CPU backend", "reason", reason, "nvml_gpus", seen)
 	} else {
 		s.log.Debug("no GPU on this machine; proving on the CPU backend", "reason", reason)
