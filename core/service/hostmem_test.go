@@ -81,27 +81,25 @@ func (d *holdingDevice) HoldsKey(pk *params.ProvingKey, withG2 bool) bool {
 	return !withG2 || len(pk.BG2) == 0 || len(d.g2[&pk.BG2[0]]) == len(pk.BG2)
 }
 
-func (d *holdingDevice) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
-	d.mu.Lock()
-	var held []bls.G1Affine
-	if len(points) > 0 {
-		held = d.g1[&points[0]]
+// heldCopy returns the device's copy of points, or nil.
+func heldCopy[P any](mu *sync.Mutex, sets map[*P][]P, points []P) []P {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(points) == 0 || len(sets[&points[0]]) != len(points) {
+		return nil
 	}
-	d.mu.Unlock()
-	if len(held) == len(points) && len(held) > 0 {
+	return sets[&points[0]]
+}
+
+func (d *holdingDevice) MSMG1(points []bls.G1Affine, scalars []fr.Element) (bls.G1Jac, msm.Stats, error) {
+	if held := heldCopy(&d.mu, d.g1, points); held != nil {
 		return msm.G1(held, scalars, 2)
 	}
 	return d.Backend.MSMG1(points, scalars)
 }
 
 func (d *holdingDevice) MSMG2(points []bls.G2Affine, scalars []fr.Element, threads int) (bls.G2Jac, msm.Stats, error) {
-	d.mu.Lock()
-	var held []bls.G2Affine
-	if len(points) > 0 {
-		held = d.g2[&points[0]]
-	}
-	d.mu.Unlock()
-	if len(held) == len(points) && len(held) > 0 {
+	if held := heldCopy(&d.mu, d.g2, points); held != nil {
 		return msm.G2(held, scalars, 2)
 	}
 	return d.Backend.MSMG2(points, scalars, threads)
