@@ -6,10 +6,15 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/progress"
 )
 
 // rangeChecker stands for a device that checks a section range by range
@@ -208,4 +213,55 @@ func requireCovered(t *testing.T, path string, chk *rangeChecker, mayCheck bool)
 		require.Equal(t, lens[i], at, "%s: the ranges cover the section", name)
 		require.Equal(t, []bool{true}, chk.done[name], "%s: ended once, complete", name)
 	}
+}
+
+// gatedChecker is a device whose checks and fills wait for its gate, and
+// that records the most range bytes it was handed and had not finished.
+type gatedChecker struct {
+	deviceChecker
+	gate chan struct{}
+}
+
+type gatedSection struct{ gate chan struct{} }
+
+func (s gatedSection) Check(int, int) (int, error) { <-s.gate; return -1, nil }
+func (s gatedSection) Fill(int, int) error         { <-s.gate; return nil }
+func (gatedSection) Done(bool)                     {}
+
+func (c *gatedChecker) BeginG1([]bls.G1Affine) SectionCheck { return gatedSection{c.gate} }
+func (c *gatedChecker) BeginG2([]bls.G2Affine) SectionCheck { return gatedSection{c.gate} }
+
+// The decoder runs ahead of a device by maxPending bytes at most: while
+// the device takes nothing, decoding stops there, and goes on once it
+// takes the ranges.
+func TestDecodeWaitsForTheDevice(t *testing.T) {
+	smallBlocks(t)
+	old := maxPending
+	maxPending = 8 * int64(unsafe.Sizeof(bls.G1Affine{}))
+	t.Cleanup(func() { maxPending = old })
+	_, path := keyFile(t, 49)
+	var decoded atomic.Int64
+	progress := func(e progress.Event) {
+		if e.Stage == StageDecode {
+			decoded.Store(e.Done)
+		}
+	}
+	chk := &gatedChecker{gate: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2, Progress: progress})
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	size, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Less(t, decoded.Load(), size.Size()/2, "the decoder waits for the device")
+	select {
+	case err := <-done:
+		t.Fatalf("the load ended while the device took nothing: %v", err)
+	default:
+	}
+	close(chk.gate)
+	require.NoError(t, <-done)
+	require.Equal(t, size.Size(), decoded.Load())
 }

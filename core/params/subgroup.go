@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -358,12 +359,17 @@ type sectionChecks struct {
 	stop   chan struct{}    // closed to abandon the check
 	// fill: the contents are vouched for; ranges are only handed to the
 	// device, which keeps them (the check of a record hit, or none).
-	fill  atomic.Bool
-	once  sync.Once
-	done  chan struct{} // closed when the goroutine has returned
-	err   error         // valid once done is closed
-	first time.Time     // the first checker call's start (guarded by mu)
-	busy  atomic.Int64  // nanoseconds in checker calls
+	fill atomic.Bool
+	// pending is the bytes of ranges handed to a range checker and not
+	// yet done with (guarded by mu), at most limit (0: no bound) unless
+	// one alone is more: the decoder waits for the device (space).
+	pending, limit int64
+	space          *sync.Cond
+	once           sync.Once
+	done           chan struct{} // closed when the goroutine has returned
+	err            error         // valid once done is closed
+	first          time.Time     // the first checker call's start (guarded by mu)
+	busy           atomic.Int64  // nanoseconds in checker calls
 }
 
 // timing returns when the first checker call started, from t0, and the
@@ -389,12 +395,13 @@ func begin(c SubgroupChecker, total int64, report progress.Func, ready <-chan st
 	s := &sectionChecks{stop: make(chan struct{}), done: make(chan struct{})}
 	s.fill.Store(fill)
 	s.cond = sync.NewCond(&s.mu)
+	s.space = sync.NewCond(&s.mu)
 	sc := &setChecker{c: c, progress: report, total: total}
 	workers := 2
 	if _, onCPU := c.(CPUChecker); onCPU {
 		workers = 1
 	} else if rc, ok := c.(RangeChecker); ok {
-		s.rc = rc
+		s.rc, s.limit = rc, maxPending
 	}
 	go func() {
 		defer close(s.done)
@@ -426,6 +433,7 @@ func begin(c SubgroupChecker, total int64, report progress.Func, ready <-chan st
 					skip := set.pos > failed || set.pos == failed && set.from > failedAt
 					mu.Unlock()
 					if skip {
+						s.doneWith(set)
 						continue
 					}
 					t := time.Now()
@@ -435,6 +443,7 @@ func begin(c SubgroupChecker, total int64, report progress.Func, ready <-chan st
 					}
 					s.mu.Unlock()
 					err := sc.check(set, s.stopped, s.fill.Load())
+					s.doneWith(set)
 					s.busy.Add(int64(time.Since(t)))
 					if err != nil {
 						at := failIndex(err)
@@ -474,12 +483,49 @@ func (s *sectionChecks) take() (subgroupSet, bool) {
 	return set, true
 }
 
-// add hands over a decoded section, or a decoded range of a ranged one.
+// maxPending bounds the decoded bytes a device has been handed and not
+// yet done with (sectionChecks.pending): the decoder runs ahead of the
+// device's uploads by at most this, so that a load holds about this much
+// of a key on the host beside the file however slow the link (tests
+// lower it). At ~20 GB/s of uploads it is ~50 ms of the device's work.
+var maxPending int64 = 1 << 30
+
+// add hands over a decoded section, or a decoded range of a ranged one;
+// a range waits while the device has maxPending bytes before it.
 func (s *sectionChecks) add(set subgroupSet) {
 	s.mu.Lock()
+	if n := set.pendingBytes(); n > 0 && s.limit > 0 {
+		for s.pending > 0 && s.pending+n > s.limit && !s.closed && !s.stopped() {
+			s.space.Wait()
+		}
+		s.pending += n
+	}
 	s.queue = append(s.queue, set)
 	s.mu.Unlock()
 	s.cond.Signal()
+}
+
+// doneWith ends what set counted in pending.
+func (s *sectionChecks) doneWith(set subgroupSet) {
+	if n := set.pendingBytes(); n > 0 && s.limit > 0 {
+		s.mu.Lock()
+		s.pending -= n
+		s.mu.Unlock()
+		s.space.Broadcast()
+	}
+}
+
+// pendingBytes is what a range item holds of the host until the device
+// has it: its points' bytes in memory (0 for a whole section).
+func (set subgroupSet) pendingBytes() int64 {
+	if set.ranged == nil {
+		return 0
+	}
+	size := int64(unsafe.Sizeof(bls.G1Affine{}))
+	if set.g1 == nil {
+		size = int64(unsafe.Sizeof(bls.G2Affine{}))
+	}
+	return int64(set.to-set.from) * size
 }
 
 // section returns how the decoder hands over query section set (its
@@ -512,7 +558,10 @@ func (s *sectionChecks) stopped() bool {
 
 // abandon stops the check after the checker call in progress (a device
 // call cannot be interrupted); safe from any goroutine, more than once.
-func (s *sectionChecks) abandon() { s.once.Do(func() { close(s.stop) }) }
+func (s *sectionChecks) abandon() {
+	s.once.Do(func() { close(s.stop) })
+	s.space.Broadcast()
+}
 
 // vouch stops checking, the contents being known valid (a record hit),
 // but goes on handing a device checker its ranges, which it keeps: the
