@@ -11,6 +11,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // A key's host copy, when the device holds it.
@@ -222,24 +223,35 @@ func (r *hostRegion) reload() error {
 		if o.Stamp != r.src.stamp || int64(len(data)) != r.src.stamp.Size {
 			return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
 		}
+		// Every point on a released page, decoded on every core in runs
+		// of 16 MiB (a 2^27-domain key's sections are ~700 M points); a
+		// point belongs to the run its first byte is in.
 		n := len(r.mem) / r.size
-		return fileio.Guard(data, func() error {
-			for pg := 0; pg*pageSize < len(r.mem); pg++ {
-				if r.freed[pg/64]&(1<<(pg%64)) == 0 {
-					continue
-				}
-				from := pg * pageSize / r.size
-				to := min(n, ((pg+1)*pageSize+r.size-1)/r.size)
-				for i := from; i < to; i++ {
+		const run = 4096 * pageSize
+		errs := make([]error, (len(r.mem)+run-1)/run)
+		freed := func(pg int) bool { return r.freed[pg/64]&(1<<(pg%64)) != 0 }
+		par.For(len(errs), func(k int) {
+			lo, hi := k*run, min(len(r.mem), (k+1)*run)
+			errs[k] = fileio.Guard(data, func() error {
+				for i := (lo + r.size - 1) / r.size; i < n && i*r.size < hi; i++ {
+					if !freed(i*r.size/pageSize) && !freed(((i+1)*r.size-1)/pageSize) {
+						continue
+					}
 					if err := r.decodeAt(data, i); err != nil {
 						return err
 					}
 				}
-				r.freed[pg/64] &^= 1 << (pg % 64)
-			}
-			r.nFree = 0
-			return nil
+				return nil
+			})
 		})
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		clear(r.freed)
+		r.nFree = 0
+		return nil
 	})
 }
 
