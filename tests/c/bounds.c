@@ -176,7 +176,7 @@ static outcome supraseal(const char* field, uint64_t v, int start) {
 
 /* ---- the table ---- */
 
-typedef enum { SIZE, FLAG, TIMEOUT } kind;
+typedef enum { SIZE, PARTITION, FLAG, TIMEOUT } kind;
 
 typedef struct {
     const char* function;
@@ -235,19 +235,19 @@ static const row rows[] = {
     {"cuzk_verify", "proofs_len", SIZE, call_verify, 0},
     {"cuzk_verify", "num_public", SIZE, call_verify, 0},
     {"cuzk_proof_compress", "num_proofs", SIZE, call_compress, 0},
-    {"generate_groth16_proofs_c", "num_circuits", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "a_aux_bit_len", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "a_aux_popcount", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "b_inp_bit_len", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "b_inp_popcount", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "b_aux_bit_len", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "b_aux_popcount", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "abc_size", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "inp_assignment_size", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_c", "aux_assignment_size", SIZE, call_supraseal, 0},
-    {"generate_groth16_proofs_start_c", "num_circuits", SIZE, call_supraseal, 1},
-    {"generate_groth16_proofs_start_c", "a_aux_bit_len", SIZE, call_supraseal, 1},
-    {"generate_groth16_proofs_start_c", "abc_size", SIZE, call_supraseal, 1},
+    {"generate_groth16_proofs_c", "num_circuits", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "a_aux_bit_len", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "a_aux_popcount", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "b_inp_bit_len", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "b_inp_popcount", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "b_aux_bit_len", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "b_aux_popcount", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "abc_size", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "inp_assignment_size", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_c", "aux_assignment_size", PARTITION, call_supraseal, 0},
+    {"generate_groth16_proofs_start_c", "num_circuits", PARTITION, call_supraseal, 1},
+    {"generate_groth16_proofs_start_c", "a_aux_bit_len", PARTITION, call_supraseal, 1},
+    {"generate_groth16_proofs_start_c", "abc_size", PARTITION, call_supraseal, 1},
     {"cuzk_register_circuit_matrices", "flags", FLAG, call_matrices, 0},
     {"cuzk_prove", "flags", FLAG, call_request, PROVE_W},
     {"cuzk_load_params", "flags", FLAG, call_load, 0},
@@ -257,6 +257,11 @@ static const row rows[] = {
 };
 
 static const uint64_t sizes[] = {1ull << 40, 1ull << 58, 1ull << 62, 1ull << 63, UINT64_MAX};
+/* A drop-in call's sizes are bounded by its SRS: also those near 2^27, a
+ * 32 GiB PoRep partition's domain, which a real call passes (beyond this
+ * fixture's key). Elsewhere a size that large may be a valid circuit's. */
+static const uint64_t partition_sizes[] = {(1ull << 27) - 1, 1ull << 27, (1ull << 27) + 1,
+                                           1ull << 40, 1ull << 58, 1ull << 62, 1ull << 63, UINT64_MAX};
 /* Unknown bits: the lowest unused one and the highest. */
 static const uint64_t flag_values[] = {4, 1ull << 31};
 /* 2^63 ms and the smallest whole ms count whose nanoseconds pass 2^64. */
@@ -265,6 +270,7 @@ static const uint64_t timeouts[] = {1ull << 63, 18446744073710ull, UINT64_MAX};
 static const uint64_t* values(kind k, size_t* n) {
     switch (k) {
     case SIZE: *n = sizeof sizes / sizeof sizes[0]; return sizes;
+    case PARTITION: *n = sizeof partition_sizes / sizeof partition_sizes[0]; return partition_sizes;
     case FLAG: *n = sizeof flag_values / sizeof flag_values[0]; return flag_values;
     default: *n = sizeof timeouts / sizeof timeouts[0]; return timeouts;
     }
