@@ -18,8 +18,9 @@ import (
 //
 // A parameter file read with Options.OffHeap puts each large query section
 // in an anonymous mapping of its own instead of the Go heap: outside the
-// garbage collector's pacing (a 38 GB key on the heap let the heap grow to
-// twice that before a collection) and with pages that can be given back.
+// garbage collector's pacing (at GOGC=100 a 38 GB key on the heap lets the
+// heap reach twice that before a collection) and with pages that can be
+// given back.
 // Once a device holds a section (its resident copy filled and checked
 // while the file decoded, or made resident afterwards), the section's
 // pages are released (madvise MADV_DONTNEED) but for its first and last,
