@@ -65,7 +65,8 @@ type admission struct {
 	idle      func() uint64          // idle pooled bytes a partition may reuse; nil: none
 	margin    uint64
 	poll      time.Duration
-	memWaits  int // partitions that waited for the host's memory
+	memWaits  int    // partitions that waited for the host's memory
+	unbacked  uint64 // bytes of partitions admitted and not yet backed (backed)
 	lastAvail uint64
 }
 
@@ -111,7 +112,19 @@ func (a *admission) memFitsLocked(n uint64) bool {
 	if a.idle != nil {
 		need -= min(need, a.idle())
 	}
-	return need+a.margin <= avail
+	// Partitions admitted and still taking their buffers map them after
+	// this reading: counted as if mapped.
+	return need+a.margin+a.unbacked <= avail
+}
+
+// backed ends what a partition admitted with n bytes counts as about to
+// be mapped (unbacked): it has taken its buffers, or failed.
+func (a *admission) backed(n uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.unbacked -= min(n, a.unbacked)
+	close(a.changed)
+	a.changed = make(chan struct{})
 }
 
 // fits reports whether n bytes can be reserved beside the parameters
@@ -190,6 +203,7 @@ func (a *admission) reserve(ctx context.Context, n uint64) error {
 		a.mu.Lock()
 	}
 	a.reserved += n
+	a.unbacked += n
 	a.peak = max(a.peak, a.reserved)
 	return nil
 }

@@ -56,6 +56,7 @@ func (e *Engine) synthesizeOne(t *task) error {
 		return err
 	}
 	t.bytes = bytes
+	defer e.adm.backed(bytes) // its buffers are taken by the end
 	t.tl.SynthStart = e.clock.Now()
 	defer func() { t.tl.SynthEnd = e.clock.Now() }()
 
