@@ -248,13 +248,27 @@ func (s *Service) LoadParams(id, path string, trusted bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.entry(id)
+	// The key was made resident as it loaded (readKey): one that is
+	// refused, or replaced, gives its device memory and budget back too,
+	// once no job uses it (engine.ReleaseKey).
 	if c.cs != nil {
 		if err := groth16.CheckKey(pk, c.cs); err != nil {
+			s.releaseKeyLocked(pk)
 			return &Error{Code: InvalidArgument, Err: fmt.Errorf("cuzk: circuit %q: %w", id, err)}
 		}
 	}
+	if c.pk != nil {
+		s.releaseKeyLocked(c.pk)
+	}
 	c.pk, c.pkPath = pk, path
 	return nil
+}
+
+// releaseKeyLocked releases pk's device memory (s.mu held).
+func (s *Service) releaseKeyLocked(pk *params.ProvingKey) {
+	if s.eng != nil {
+		s.eng.ReleaseKey(pk)
+	}
 }
 
 // EvictParams drops circuit id's parameters (jobs already running keep
@@ -267,9 +281,7 @@ func (s *Service) EvictParams(id string) error {
 		return errorf(NotFound, "cuzk: no parameters loaded for circuit %q", id)
 	}
 	// Its device memory goes too, once no job uses it (engine.ReleaseKey).
-	if s.eng != nil {
-		s.eng.ReleaseKey(c.pk)
-	}
+	s.releaseKeyLocked(c.pk)
 	c.pk, c.pkPath = nil, ""
 	return nil
 }

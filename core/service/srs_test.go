@@ -273,6 +273,17 @@ func TestEvictParamsReleasesDeviceMemoryWhenUnused(t *testing.T) {
 	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))
 	require.NoError(t, s.EvictParams("c"))
 	require.EqualValues(t, 2, dev.total.Load(), "no job: released at once")
+
+	// A key replaced by another load, or refused for the circuit, is
+	// released as well: it was made resident as it loaded.
+	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))
+	require.NoError(t, s.LoadParams("c", filepath.Join(dir, "c.params"), true))
+	require.EqualValues(t, 3, dev.total.Load(), "the replaced key")
+	other, _ := smallKeys(t, t.TempDir(), 1)
+	require.Error(t, s.LoadParams("c", other[0], true), "another circuit's key")
+	require.EqualValues(t, 4, dev.total.Load(), "the refused key")
+	require.NoError(t, s.EvictParams("c"))
+	require.EqualValues(t, 5, dev.total.Load())
 }
 
 // warmingDevice is a CPU device that records the point sets made
