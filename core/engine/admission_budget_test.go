@@ -182,22 +182,14 @@ func TestAdmissionWaitsForTheHostsMemory(t *testing.T) {
 	done := make(chan error, 1)
 	avail.Store(590)
 	go func() { done <- a.reserve(ctx, 300) }()
-	select {
-	case err := <-done:
-		t.Fatalf("admitted beside a partition still taking its buffers: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	requireWaiting(t, done, "admitted beside a partition still taking its buffers")
 	a.backed(300) // it has mapped them (the reading does not show it: 590 still)
 	require.NoError(t, <-done)
 	a.backed(300)
 	a.release(300)
 	avail.Store(300)
 	go func() { done <- a.reserve(ctx, 300) }()
-	select {
-	case err := <-done:
-		t.Fatalf("admitted with 300 bytes free and a margin of 10: %v", err)
-	case <-time.After(50 * time.Millisecond):
-	}
+	requireWaiting(t, done, "admitted with 300 bytes free and a margin of 10")
 	require.Equal(t, 2, a.stats().MemoryWaits)
 	idle.Store(20) // 280 to map, 290 with the margin: fits in 300
 	require.NoError(t, <-done)
@@ -214,6 +206,16 @@ func TestAdmissionWaitsForTheHostsMemory(t *testing.T) {
 	require.Zero(t, a.hostRoom(), "nothing free: nothing to map ahead")
 	avail.Store(100)
 	require.EqualValues(t, 90, a.hostRoom(), "what is free less the margin, under the budget's 400")
+}
+
+// requireWaiting fails the test if a reservation ends within 50 ms.
+func requireWaiting(t *testing.T, done <-chan error, msg string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		t.Fatalf("%s: %v", msg, err)
+	case <-time.After(50 * time.Millisecond):
+	}
 }
 
 // A many-partition job on a host whose memory (a fake of 3.5 partitions'
