@@ -99,6 +99,18 @@ for j in $(seq 1 "$ndumps"); do dumps+=(--dump "$work/dump$j"); done
 if has prepare; then
   mkdir -p "$work" "$pdir"
   log=$out/prepare-2^$S.log
+fi
+if has prepare && [ "$key" = tiled ] && [ "${DROPIN_LEAN:-0}" = 1 ] && ! has engine; then
+  # one process per witness writes only what the srs and bench steps read:
+  # the tiled key and the dump, no circuit or witness file
+  timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed 1 \
+    --tiled-params "$pdir/c.params" --tiled-seed 7 --dump "$work/dump1" || exit 1
+  for j in $(seq 2 "$ndumps"); do
+    timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed "$j" --dump "$work/dump$j" || exit 1
+  done
+  ls -la "$work" "$pdir" >>"$log"
+  df -h "$work" "$pdir" >>"$log"
+elif has prepare; then
   timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed 1 --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" || exit 1
   for j in $(seq 2 "$ndumps"); do # other witnesses of the same circuit
     timed "$log" "$cuzk" generate --constraints "$constraints" --dense "$dense" --seed "$j" --r1cs "$work/tmp.r1cs" --wtns "$work/w$j.wtns" || exit 1

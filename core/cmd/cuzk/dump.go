@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -69,12 +70,23 @@ func runDump(args []string, stdout io.Writer) error {
 	if err := groth16.CheckLayout(layout, cs); err != nil {
 		return inputErr(err)
 	}
+	if err := writeAssignment(*dir, cs, w); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote the assignment (%d rows, domain %d, %d inputs, %d aux) to %s\n", cs.Rows(), cs.DomainSize(), cs.NumInputs, cs.NumAux, *dir)
+	return nil
+}
+
+// writeAssignment evaluates a, b, c of w (every row checked) and writes
+// them with the inputs, aux and density bitmaps into dir, as
+// dump-assignment's files (dumpFiles).
+func writeAssignment(dir string, cs *r1cs.R1CS, w *r1cs.Witness) error {
 	n := cs.DomainSize()
 	a, b, cv := make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
 	if err := cs.Eval(w, a, b, cv, r1cs.EvalOptions{Check: true}); err != nil {
 		return inputErr(err)
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return inputErr(err)
 	}
 	rows := cs.Rows()
@@ -89,7 +101,7 @@ func runDump(args []string, stdout io.Writer) error {
 		name := dumpFiles[i]
 		buf := make([]byte, 32*len(v))
 		service.EncodeElements(buf, v, false)
-		if err := writeFile(filepath.Join(*dir, name), buf); err != nil {
+		if err := writeFile(filepath.Join(dir, name), buf); err != nil {
 			return err
 		}
 		meta.Files = append(meta.Files, name)
@@ -100,16 +112,15 @@ func runDump(args []string, stdout io.Writer) error {
 		for i, word := range bm.Words {
 			binary.LittleEndian.PutUint64(buf[8*i:], word)
 		}
-		if err := writeFile(filepath.Join(*dir, name), buf); err != nil {
+		if err := writeFile(filepath.Join(dir, name), buf); err != nil {
 			return err
 		}
 		meta.Files = append(meta.Files, name)
 	}
 	js, _ := json.MarshalIndent(meta, "", "  ")
-	if err := writeFile(filepath.Join(*dir, dumpFiles[8]), js); err != nil {
+	if err := writeFile(filepath.Join(dir, dumpFiles[8]), js); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the assignment (%d rows, domain %d, %d inputs, %d aux) to %s\n", rows, n, cs.NumInputs, cs.NumAux, *dir)
 	return nil
 }
 
@@ -121,22 +132,53 @@ func runGenerate(args []string, stdout io.Writer) error {
 	c.fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "witness seed (the circuit does not depend on it)")
 	circuit := c.output("r1cs", "circuit file to write (circom .r1cs format)")
 	wtns := c.output("wtns", "witness file to write (circom .wtns format)")
-	c.require("r1cs", "wtns")
+	dir := c.outputDir("dump", "also (or instead) write the assignment as dump-assignment does: the drop-in bench's input, without the circuit and witness files", dumpFiles...)
+	tiled := c.output("tiled-params", "also write a tiled benchmark key for the circuit, as setup --tiled does (proofs do NOT verify)")
+	tiledSeed := c.fs.Uint64("tiled-seed", 0, "seed of the tiled key's points")
+	c.withConfig("configuration (TOML or JSON); srs.validation_record_dir is where --tiled-params is recorded as valid")
+	c.withQuiet()
 	defer c.close()
 	if err := c.start(args, stdout); err != nil {
 		return err
 	}
-	stdout = c.stdout
-	cs, w, err := synthetic.Generate(spec)
-	if err != nil {
+	m, stdout := c.m, c.stdout
+	if (*circuit == "") != (*wtns == "") {
+		return inputErr(fmt.Errorf("--r1cs and --wtns go together (the witness is of that circuit)"))
+	}
+	if *circuit == "" && *dir == "" {
+		return inputErr(fmt.Errorf("nothing to write: give --r1cs and --wtns, or --dump"))
+	}
+	var cs *r1cs.R1CS
+	var w *r1cs.Witness
+	if err := m.stage("generate", func() (err error) { cs, w, err = synthetic.Generate(spec); return }); err != nil {
 		return inputErr(err)
 	}
-	if err := writeFile(*circuit, cs.EncodeCircomR1CS()); err != nil {
-		return err
+	if *circuit != "" {
+		if err := m.stage("write circuit", func() error { return writeFile(*circuit, cs.EncodeCircomR1CS()) }); err != nil {
+			return err
+		}
+		if err := m.stage("write witness", func() error { return writeFile(*wtns, r1cs.EncodeCircomWitness(w)) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d constraints, %d inputs, %d aux) and %s\n", *circuit, cs.NumConstraints, cs.NumInputs, cs.NumAux, *wtns)
 	}
-	if err := writeFile(*wtns, r1cs.EncodeCircomWitness(w)); err != nil {
-		return err
+	if *dir != "" {
+		if err := m.stage("write assignment", func() error { return writeAssignment(*dir, cs, w) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the assignment (%d rows, domain %d, %d inputs, %d aux) to %s\n", cs.Rows(), cs.DomainSize(), cs.NumInputs, cs.NumAux, *dir)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d constraints, %d inputs, %d aux) and %s\n", *circuit, cs.NumConstraints, cs.NumInputs, cs.NumAux, *wtns)
+	w = nil // the witness and a, b, c back to the host before the key
+	debug.FreeOSMemory()
+	// The key after the assignment, whose vectors are given back first: at
+	// a 2^27 domain the key (~71 GB, often written to /dev/shm) and a, b, c
+	// (~13 GB) together with the circuit would not fit a 128 GiB host.
+	if *tiled != "" {
+		if err := m.stage("write tiled key", func() error { return synthetic.WriteTiledKey(*tiled, cs, *tiledSeed) }); err != nil {
+			return inputErr(err)
+		}
+		recordWritten(m, *tiled, c.cfg)
+		fmt.Fprintf(stdout, "wrote %s: domain 2^%d (tiled benchmark key: proofs do not verify)\n", *tiled, log2(cs.DomainSize()))
+	}
 	return nil
 }

@@ -207,6 +207,50 @@ func TestGenerateAndDump(t *testing.T) {
 	}
 }
 
+// TestGenerateWritesWhatTheBenchReads: generate --dump --tiled-params
+// (no circuit or witness file) writes the same key and assignment as the
+// long way round (generate, setup --tiled, dump-assignment), byte for byte;
+// and it refuses a witness without its circuit, or nothing to write.
+func TestGenerateWritesWhatTheBenchReads(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	gen := []string{"generate", "--constraints", "1000", "--dense", "0.1", "--seed", "3"}
+	code, _, errs := cli(t, append(gen, "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"))...)
+	require.Equal(t, 0, code, errs)
+	code, _, errs = cli(t, "setup", "--tiled", "--seed", "5", "--r1cs", p("c.r1cs"), "--out", p("long.params"))
+	require.Equal(t, 0, code, errs)
+	code, _, errs = cli(t, "dump-assignment", "--params", p("long.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"), "--out", p("long"))
+	require.Equal(t, 0, code, errs)
+
+	code, out, errs := cli(t, append(gen, "--tiled-params", p("short.params"), "--tiled-seed", "5", "--dump", p("short"))...)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "short.params")
+	require.Contains(t, out, "wrote the assignment")
+	same := func(x, y string) {
+		t.Helper()
+		a, err := os.ReadFile(x)
+		require.NoError(t, err)
+		b, err := os.ReadFile(y)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(a, b), "%s differs from %s", y, x)
+	}
+	same(p("long.params"), p("short.params"))
+	for _, f := range dumpFiles {
+		same(p("long/"+f), p("short/"+f))
+	}
+	_, err := os.Stat(p("short.r1cs"))
+	require.True(t, os.IsNotExist(err))
+
+	code, _, errs = cli(t, append(gen, "--wtns", p("x.wtns"))...)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "go together")
+	code, _, errs = cli(t, append(gen, "--tiled-params", p("x.params"))...)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "nothing to write")
+	_, err = os.Stat(p("x.params"))
+	require.True(t, os.IsNotExist(err), "nothing is written when the command is refused")
+}
+
 // generated makes c.r1cs, w.wtns and c.params (cuzk generate and setup) in
 // a new directory and returns a function naming files in it.
 func generated(t *testing.T) func(name string) string {
