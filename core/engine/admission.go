@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/sysmem"
 	"github.com/cuzk/cuzk/core/units"
@@ -78,23 +79,51 @@ func newAdmission(budget uint64) *admission {
 	return &admission{budget: budget, held: map[*params.ProvingKey]uint64{}, changed: make(chan struct{}), poll: availPoll}
 }
 
-// workingSet estimates a partition's peak host bytes: a, b, c over the
-// domain, the gathered A/B scalars, and the MSM's compacted copies.
+// workingSet estimates a partition's peak host bytes when the host
+// gathers the query scalars (the CPU backend, gpus.device_prep = false, or
+// B_G2 on the CPU): a, b, c over the domain, the gathered A/B scalars, and
+// the MSM's compacted copies.
 func workingSet(n, nInputs, nAux int) uint64 {
 	const pointAndScalar = 96 + 32
 	return uint64(3*n*elemSize) + uint64(2*(nInputs+nAux)*elemSize) + uint64(n/2*pointAndScalar)
 }
 
+// deviceWorkingSet is a partition's peak host bytes when its device
+// selects the query scalars and runs every MSM (a GPU's default plan): a,
+// b, c and the page-locked copy of aux the device uploads. At 2^27 (a 32
+// GiB PoRep partition) 17.1 GB against workingSet's 30.2 GB; reserving the
+// larger figure left the pool's limit (the budget less the reservations)
+// below one partition's buffers, so that each partition mapped and
+// page-locked its buffers anew.
+func deviceWorkingSet(n, nAux int) uint64 {
+	return uint64((3*n + nAux) * elemSize)
+}
+
+// workingSetOf is the estimate an engine with these device plans reserves
+// for a partition: a partition may go to any device, so the host-prep
+// estimate unless every plan selects the scalars on its device and runs
+// B_G2 there.
+func workingSetOf(plans []*groth16.Plan) func(n, nInputs, nAux int) uint64 {
+	onDevice := len(plans) > 0
+	for _, p := range plans {
+		onDevice = onDevice && p.DevicePrep && p.G2OnGPU
+	}
+	if onDevice {
+		return func(n, _, nAux int) uint64 { return deviceWorkingSet(n, nAux) }
+	}
+	return workingSet
+}
+
 // partitionBytes is the working set of req's partition i, as admission
 // reserves it.
-func partitionBytes(req *Request, i int) uint64 {
+func (e *Engine) partitionBytes(req *Request, i int) uint64 {
 	n := len(req.Circuit.PK.H) + 1
 	p := req.Partitions[i]
 	if p.Assignment != nil {
-		return workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
+		return e.workingSet(n, len(p.Assignment.Inputs), len(p.Assignment.Aux))
 	}
 	cs := req.Circuit.CS
-	return workingSet(n, cs.NumInputs, cs.NumAux)
+	return e.workingSet(n, cs.NumInputs, cs.NumAux)
 }
 
 // memFitsLocked reports whether a partition of n bytes fits in what the

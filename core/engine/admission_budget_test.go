@@ -41,11 +41,69 @@ func TestAutoBudgetHoldsA2to27Partition(t *testing.T) {
 	b, err = resolveBudget(m, machine(24<<30))
 	require.NoError(t, err)
 	require.Greater(t, ws, b)
+	// A GPU that selects the scalars itself needs a, b, c and aux on the
+	// host: (3·2^27 + aux) elements, 15.9 GiB; seven fit a 128 GiB host.
+	dev := deviceWorkingSet(porepDomain, porepAux)
+	require.EqualValues(t, uint64(3*porepDomain+porepAux)*32, dev)
+	require.EqualValues(t, 17_053_815_200, dev)
+	b, err = resolveBudget(m, machine(128<<30))
+	require.NoError(t, err)
+	require.EqualValues(t, 7, b/dev)
 	// A fixed budget is taken as it is.
 	m.Budget = config.AutoSize(7 * config.GiB)
 	b, err = resolveBudget(m, machine(1))
 	require.NoError(t, err)
 	require.EqualValues(t, 7<<30, b)
+}
+
+// queriesBackend selects the query scalars "on the device" (a GPU's
+// default plan), failing there: enough to see what admission reserves.
+type queriesBackend struct{ hookBackend }
+
+func (b *queriesBackend) Capabilities() backend.Capabilities {
+	c := b.hookBackend.Capabilities()
+	c.Queries = b
+	return c
+}
+
+func (b *queriesBackend) QueryMSMs(*backend.QueryInput) (*backend.QueryOutput, error) {
+	return nil, errInjected
+}
+
+// TestAdmissionReservesWhatThePlanMaps: an engine whose devices select
+// the scalars and run B_G2 themselves reserves a, b, c and aux a
+// partition; one with a device whose host gathers them reserves the
+// larger estimate (a budget between the two refuses its partition).
+func TestAdmissionReservesWhatThePlanMaps(t *testing.T) {
+	f := testCircuit(t)
+	n := len(f.circuit.PK.H) + 1
+	cs := f.circuit.CS
+	host, dev := workingSet(n, cs.NumInputs, cs.NumAux), deviceWorkingSet(n, cs.NumAux)
+	require.Less(t, dev, host)
+	cfg := testConfig()
+	require.True(t, cfg.GPUs.DevicePrep && cfg.GPUs.G2OnGPU)
+	cfg.Memory.Budget = config.AutoSize(dev + (host-dev)/2)
+
+	plain := newEngine(t, cfg, Options{Devices: []backend.Backend{&hookBackend{name: "plain"}}})
+	_, err := plain.Submit(f.request("", 1, Normal))
+	require.ErrorIs(t, err, ErrTooLarge)
+
+	e := newEngine(t, cfg, Options{Devices: []backend.Backend{&queriesBackend{hookBackend{name: "prep"}}}})
+	id, err := e.Submit(f.request("", 1, Normal))
+	require.NoError(t, err)
+	res, err := e.Await(id, 0)
+	require.NoError(t, err)
+	require.ErrorIs(t, res.Err, errInjected, "the device's own query MSMs ran")
+	require.Equal(t, dev, e.Status().Memory.Peak)
+
+	// One plan that gathers on the host: the larger estimate for all.
+	mixed := newEngine(t, cfg, Options{Devices: []backend.Backend{&queriesBackend{hookBackend{name: "prep"}}, &hookBackend{name: "plain"}}})
+	_, err = mixed.Submit(f.request("", 1, Normal))
+	require.ErrorIs(t, err, ErrTooLarge)
+	cfg.GPUs.G2OnGPU = false // B_G2 on the CPU: its scalars gathered on the host
+	g2 := newEngine(t, cfg, Options{Devices: []backend.Backend{&queriesBackend{hookBackend{name: "prep"}}}})
+	_, err = g2.Submit(f.request("", 1, Normal))
+	require.ErrorIs(t, err, ErrTooLarge)
 }
 
 func TestAutoBudgetErrors(t *testing.T) {

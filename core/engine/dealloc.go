@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -57,8 +59,11 @@ type pool struct {
 
 	// pinner page-locks new buffers for a GPU (nil: none); pinned holds
 	// the buffers it locked, which are unpinned before they are unmapped.
-	pinner    backend.HostPinner
-	pinned    map[*fr.Element]bool
+	pinner backend.HostPinner
+	pinned map[*fr.Element]bool
+	// log, when set, has a debug line for each buffer mapped or freed
+	// (page-locking costs hundreds of ms a GiB: where a call's time goes)
+	log       *slog.Logger
 	pinErrors atomic.Int64
 	pinErr    atomic.Value // the last pin error's text
 
@@ -105,6 +110,7 @@ func (p *pool) get(n int) ([]fr.Element, error) {
 
 // alloc maps a new buffer of n elements and page-locks it for a GPU.
 func (p *pool) alloc(n int) ([]fr.Element, error) {
+	start := time.Now()
 	buf, err := mapElements(n)
 	if err != nil {
 		return nil, err
@@ -123,6 +129,9 @@ func (p *pool) alloc(n int) ([]fr.Element, error) {
 	p.allocs.Add(1)
 	now := p.mapped.Add(int64(n * elemSize))
 	for peak := p.peakMapped.Load(); now > peak && !p.peakMapped.CompareAndSwap(peak, now); peak = p.peakMapped.Load() {
+	}
+	if p.log != nil {
+		p.log.Debug("engine: buffer mapped", "bytes", n*elemSize, "page_locked", p.pinner != nil, "took", time.Since(start), "mapped_bytes", now)
 	}
 	return buf, nil
 }
@@ -236,7 +245,10 @@ func (p *pool) unmap(buf []fr.Element) {
 	if err := unmapElements(buf); err == nil {
 		p.frees.Add(1)
 		p.freedBytes.Add(size)
-		p.mapped.Add(-size)
+		now := p.mapped.Add(-size)
+		if p.log != nil {
+			p.log.Debug("engine: buffer freed", "bytes", size, "mapped_bytes", now)
+		}
 	}
 	p.active.Add(-1)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/internal/clock"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/sysmem"
@@ -59,12 +60,15 @@ type Engine struct {
 	adm      *admission
 	pool     *pool
 	devices  []*device
-	place    *placer // which device queue a partition waits in (placement.go)
-	metrics  *metrics
-	started  time.Time
-	finished *retention  // ended jobs not yet collected (retention.go)
-	disp     *dispatcher // the queue and its batches (dispatch.go)
-	keys     *keyUses    // the keys of unsettled jobs (release.go)
+	// workingSet is the host bytes admission reserves for a partition of
+	// a domain of n with these inputs and aux (workingSetOf the plans)
+	workingSet func(n, nInputs, nAux int) uint64
+	place      *placer // which device queue a partition waits in (placement.go)
+	metrics    *metrics
+	started    time.Time
+	finished   *retention  // ended jobs not yet collected (retention.go)
+	disp       *dispatcher // the queue and its batches (dispatch.go)
+	keys       *keyUses    // the keys of unsettled jobs (release.go)
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -100,6 +104,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	// a key's release waits for the jobs that use it
 	e.keys = newKeyUses(func(pk *params.ProvingKey) { releaseKey(e.adm, e.devices, pk) })
 	e.pool.room, e.pool.hostFree = e.adm.room, e.adm.hostFree
+	e.pool.log = e.log
 	e.adm.avail, e.adm.margin = opt.MemoryAvailable, uint64(cfg.Memory.SafetyMargin)
 	if e.adm.avail == nil {
 		e.adm.avail = sysmem.Available
@@ -123,9 +128,12 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		e.pool.close()
 		return nil, err
 	}
-	for _, d := range e.devices {
+	plans := make([]*groth16.Plan, len(e.devices))
+	for i, d := range e.devices {
 		e.log.Info("device plan", "device", d.name, "plan", d.plan)
+		plans[i] = d.plan
 	}
+	e.workingSet = workingSetOf(plans)
 	e.place = newPlacer(e.devices, cfg.Synthesis.QueueDepth, e.closing, e.finishTask)
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough

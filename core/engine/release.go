@@ -95,7 +95,7 @@ func (e *Engine) prefill(pk *params.ProvingKey) {
 		return
 	}
 	n, aux := len(pk.H)+1, len(pk.L)
-	per := workingSet(n, len(pk.IC), aux)
+	per := e.workingSet(n, len(pk.IC), aux)
 	k := min(prefillPartitions, int(e.adm.hostRoom()/2/per))
 	var sizes []int
 	for range k {

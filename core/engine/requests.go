@@ -121,7 +121,7 @@ func (e *Engine) check(req *Request) error {
 		default:
 			return fmt.Errorf("engine: partition %d has neither a witness nor an assignment", i)
 		}
-		if ws := partitionBytes(req, i); !e.adm.fits(ws) {
+		if ws := e.partitionBytes(req, i); !e.adm.fits(ws) {
 			st := e.adm.stats()
 			return fmt.Errorf("%w: partition %d needs %d bytes, memory.budget is %d, %d of it held by the loaded parameters", ErrTooLarge, i, ws, st.Budget, st.Keys)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -48,12 +49,18 @@ func (e *Engine) synthesizeOne(t *task) error {
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	bytes := partitionBytes(&j.req, t.idx)
+	bytes := e.partitionBytes(&j.req, t.idx)
+	asked := e.clock.Now()
 	if err := e.adm.reserve(ctx, bytes); err != nil {
 		if c := context.Cause(ctx); c != nil {
 			return c
 		}
 		return err
+	}
+	if waited := e.clock.Now().Sub(asked); waited > time.Millisecond {
+		st := e.adm.stats()
+		e.log.Debug("engine: partition admitted after a wait", "job", j.id, "partition", t.idx, "waited", waited, "bytes", bytes,
+			"reserved_bytes", st.Reserved, "budget_bytes", st.Budget, "host_available_bytes", st.HostAvailable)
 	}
 	t.bytes = bytes
 	defer e.adm.backed(bytes) // its buffers are taken by the end
