@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/internal/par"
 )
 
 // Big buffers (a, b, c: GiBs each at production size) live off the Go heap
@@ -23,13 +25,32 @@ import (
 
 const elemSize = int(unsafe.Sizeof(fr.Element{}))
 
-// mapElements returns n zeroed field elements in a fresh anonymous mapping.
+// mapElements returns n zeroed field elements in a fresh anonymous mapping,
+// in huge pages where the kernel has them (advice only).
 func mapElements(n int) ([]fr.Element, error) {
 	b, err := syscall.Mmap(-1, 0, n*elemSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		return nil, fmt.Errorf("engine: mmap %d bytes: %w", n*elemSize, err)
 	}
+	_ = syscall.Madvise(b, madvHugepage)
 	return unsafe.Slice((*fr.Element)(unsafe.Pointer(&b[0])), n), nil
+}
+
+const madvHugepage = 14 // MADV_HUGEPAGE (linux)
+
+// prefault touches every page of buf, on every core, before a pinner
+// locks it: page-locking faults the pages in itself, one at a time on
+// one thread (a 2^27 partition's four buffers are 16 GiB).
+func prefault(buf []fr.Element) {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*elemSize)
+	const page = 4096
+	pages := (len(b) + page - 1) / page
+	chunks := max(1, min(runtime.GOMAXPROCS(0), pages/256))
+	par.Ranges(chunks, pages, func(_, from, to int) {
+		for i := from; i < to; i++ {
+			b[i*page] = 0 // a write: the page is allocated, not the shared zero page
+		}
+	})
 }
 
 // unmapElements releases a buffer from mapElements.
@@ -116,6 +137,7 @@ func (p *pool) alloc(n int) ([]fr.Element, error) {
 		return nil, err
 	}
 	if p.pinner != nil {
+		prefault(buf)
 		// a buffer that cannot be locked still works, copied more slowly
 		if err := p.pinner.Pin(buf); err != nil {
 			p.pinErrors.Add(1)
