@@ -32,11 +32,9 @@ func mapElements(n int) ([]fr.Element, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: mmap %d bytes: %w", n*elemSize, err)
 	}
-	_ = syscall.Madvise(b, madvHugepage)
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
 	return unsafe.Slice((*fr.Element)(unsafe.Pointer(&b[0])), n), nil
 }
-
-const madvHugepage = 14 // MADV_HUGEPAGE (linux)
 
 // prefault touches every page of buf, on every core, before a pinner
 // locks it: page-locking faults the pages in itself, one at a time on

@@ -42,8 +42,6 @@ const offHeapMin = 1 << 20
 
 const pageSize = 4096
 
-const madvHugepage = 14 // MADV_HUGEPAGE (linux)
-
 // hostRegion is one off-heap section: its mapping, which of its pages are
 // released, and where in the file its points are.
 type hostRegion struct {
@@ -107,7 +105,7 @@ func mapPoints[P bls.G1Affine | bls.G2Affine](n int, opt Options, off int, regs 
 	// Huge pages where the kernel has them: a 2^27 key's first touch is
 	// 19 M page faults in 4 KiB pages (advice only; an error changes
 	// nothing).
-	_ = syscall.Madvise(mem, madvHugepage)
+	_ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE)
 	r := &hostRegion{mem: mem, size: size, src: *opt.src, off: off, freed: make([]uint64, (len(mem)/pageSize+64)/64)}
 	regions.Lock()
 	i, _ := slices.BinarySearchFunc(regions.list, r.base(), func(x *hostRegion, b uintptr) int {

@@ -168,12 +168,11 @@ func runGenerate(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote the assignment (%d rows, domain %d, %d inputs, %d aux) to %s\n", cs.Rows(), cs.DomainSize(), cs.NumInputs, cs.NumAux, *dir)
 	}
-	w = nil // the witness and a, b, c back to the host before the key
-	debug.FreeOSMemory()
 	// The key after the assignment, whose vectors are given back first: at
 	// a 2^27 domain the key (~71 GB, often written to /dev/shm) and a, b, c
 	// (~13 GB) together with the circuit would not fit a 128 GiB host.
 	if *tiled != "" {
+		debug.FreeOSMemory()
 		if err := m.stage("write tiled key", func() error { return synthetic.WriteTiledKey(*tiled, cs, *tiledSeed) }); err != nil {
 			return inputErr(err)
 		}
