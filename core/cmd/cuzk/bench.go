@@ -52,7 +52,13 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	cfg, pc, m, stdout := c.cfg, c.pc, c.m, c.stdout
 
-	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, stdout)
+	// The engine first: its GPU checks a given key's subgroup as it loads.
+	e, err := c.startEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	cs, pk, witnesses, err := benchInputs(m, spec, *parts, *circuit, *wtns, *pkPath, pc, cfg, *trusted, e.SubgroupChecker(), stdout)
 	if err != nil {
 		return err
 	}
@@ -74,11 +80,6 @@ func runBench(args []string, stdout io.Writer) error {
 		return req
 	}
 
-	e, err := c.startEngine()
-	if err != nil {
-		return err
-	}
-	defer e.Close()
 	warmKey(m, e, pk)
 	if cfg.Metrics.Listen != "" {
 		addr, stop, err := service.ServeEngine(cfg.Metrics, e, version, nil)
@@ -183,7 +184,7 @@ func runBench(args []string, stdout io.Writer) error {
 
 // benchInputs loads a given circuit or generates the synthetic one with one
 // witness per partition.
-func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath string, pc *paramCache, cfg config.Config, trusted bool, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
+func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath string, pc *paramCache, cfg config.Config, trusted bool, checker params.SubgroupChecker, out io.Writer) (*r1cs.R1CS, *params.ProvingKey, []*r1cs.Witness, error) {
 	if circuit != "" {
 		if wtns == "" || pkPath == "" {
 			return nil, nil, nil, inputErr(fmt.Errorf("--r1cs needs --wtns and --params"))
@@ -206,7 +207,7 @@ func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		pk, err := readParams(m, pkPath, cfg, trusted)
+		pk, err := readParams(m, pkPath, cfg, trusted, checker)
 		if err != nil {
 			return nil, nil, nil, err
 		}

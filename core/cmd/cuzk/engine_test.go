@@ -3,12 +3,16 @@ package main
 import (
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // TestProveWhereTheLibraryProves: prove and demo go through the engine
@@ -83,4 +87,54 @@ func TestProveRefusesAKeyThatDoesNotBelong(t *testing.T) {
 	require.Contains(t, errs, "the proof made with "+p("swapped.params")+" does not verify against the same file's verifying key")
 	_, err = os.Stat(p("x.bin"))
 	require.True(t, os.IsNotExist(err))
+}
+
+// TestProveChecksTheKeyOnTheDevice: prove starts the engine before it
+// reads the parameter file, so that a device's subgroup checker checks
+// the key (the CPU's check of a 2^24 key takes minutes on 16 cores); with
+// an empty validation record every point of the file goes through it,
+// and the proof is verified.
+func TestProveChecksTheKeyOnTheDevice(t *testing.T) {
+	p := generated(t)
+	chk := &countingChecker{}
+	engineDevices = []backend.Backend{&checkingStandIn{standIn{&cpu.Backend{}}, chk}}
+	t.Cleanup(func() { engineDevices = nil })
+	require.NoError(t, os.WriteFile(p("rec.toml"), []byte("[srs]\nvalidation_record_dir = '"+p("record")+"'\n"), 0o644))
+	code, out, errs := cli(t, "prove", "--params", p("c.params"), "--r1cs", p("c.r1cs"), "--wtns", p("w.wtns"),
+		"--out", p("proof.bin"), "--public", p("public.json"), "--config", p("rec.toml"))
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "proved on gpu-stand-in\n")
+	require.Regexp(t, `validate params .*subgroup check of every point`, out)
+	pk, err := params.ReadProvingKey(p("c.params"), params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	g1 := len(pk.A) + len(pk.BG1) + len(pk.H) + len(pk.L)
+	require.GreaterOrEqual(t, int(chk.g1.Load()), g1, "the key's G1 points checked by the device")
+	require.GreaterOrEqual(t, int(chk.g2.Load()), len(pk.BG2), "the key's G2 points checked by the device")
+	code, _, errs = cli(t, "verify", "--vk", p("c.params"), "--proof", p("proof.bin"), "--public", p("public.json"))
+	require.Equal(t, 0, code, errs)
+}
+
+// checkingStandIn is a stand-in GPU that offers a subgroup checker.
+type checkingStandIn struct {
+	standIn
+	c *countingChecker
+}
+
+func (s *checkingStandIn) Capabilities() backend.Capabilities {
+	caps := s.standIn.Capabilities()
+	caps.Subgroup = s.c
+	return caps
+}
+
+// countingChecker is the CPU's check, counting the points it was given.
+type countingChecker struct{ g1, g2 atomic.Int64 }
+
+func (c *countingChecker) CheckSubgroupG1(points []bls.G1Affine) (int, error) {
+	c.g1.Add(int64(len(points)))
+	return params.CPUChecker{}.CheckSubgroupG1(points)
+}
+
+func (c *countingChecker) CheckSubgroupG2(points []bls.G2Affine) (int, error) {
+	c.g2.Add(int64(len(points)))
+	return params.CPUChecker{}.CheckSubgroupG2(points)
 }

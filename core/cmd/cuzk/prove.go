@@ -34,18 +34,19 @@ func runProve(args []string, stdout io.Writer) error {
 		return err
 	}
 	m, stdout := c.m, c.stdout
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted)
+	// The engine first: its GPU checks the key's subgroup as it loads.
+	e, err := c.startEngine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted, e.SubgroupChecker())
 	if err != nil {
 		return err
 	}
 	if err := groth16.CheckKey(pk, cs); err != nil {
 		return inputErr(err)
 	}
-	e, err := c.startEngine()
-	if err != nil {
-		return err
-	}
-	defer e.Close()
 	warmKey(m, e, pk)
 	var proof *params.Proof
 	var rep engine.PartitionReport
