@@ -63,12 +63,16 @@ type Engine struct {
 	// workingSet is the host bytes admission reserves for a partition of
 	// a domain of n with these inputs and aux (workingSetOf the plans)
 	workingSet func(n, nInputs, nAux int) uint64
-	place      *placer // which device queue a partition waits in (placement.go)
-	metrics    *metrics
-	started    time.Time
-	finished   *retention  // ended jobs not yet collected (retention.go)
-	disp       *dispatcher // the queue and its batches (dispatch.go)
-	keys       *keyUses    // the keys of unsettled jobs (release.go)
+	// early: every device runs a partition's query MSMs before it reads
+	// a, b, c, so a witness's partition may be queued before they are
+	// computed (sendEarly)
+	early    bool
+	place    *placer // which device queue a partition waits in (placement.go)
+	metrics  *metrics
+	started  time.Time
+	finished *retention  // ended jobs not yet collected (retention.go)
+	disp     *dispatcher // the queue and its batches (dispatch.go)
+	keys     *keyUses    // the keys of unsettled jobs (release.go)
 
 	mu     sync.Mutex
 	jobs   map[string]*job
@@ -134,6 +138,7 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		plans[i] = d.plan
 	}
 	e.workingSet = workingSetOf(plans)
+	e.early = runsQueriesFirst(plans)
 	e.place = newPlacer(e.devices, cfg.Synthesis.QueueDepth, e.closing, e.finishTask)
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough

@@ -18,7 +18,9 @@ import (
 // synthesize is a synthesis goroutine: it reserves a partition's working
 // set, computes a, b, c into pooled off-heap buffers (or copies the host's),
 // checks the constraints and queues the partition for a device. The send
-// to the device queue blocks when it is full: backpressure.
+// to the device queue blocks when it is full: backpressure. When the
+// queue has room and the devices run the query MSMs first (sendEarly),
+// the partition is queued before a, b, c are computed.
 func (e *Engine) synthesize() {
 	defer e.wg.Done()
 	for {
@@ -28,12 +30,23 @@ func (e *Engine) synthesize() {
 		case <-e.closing:
 			return
 		}
-		if err := e.synthesizeOne(t); err != nil {
+		eval, err := e.synthesizeOne(t)
+		if err != nil {
 			e.finishTask(t, err)
 			continue
 		}
+		q := e.place.queueFor(t)
+		if eval != nil {
+			if e.early && e.sendEarly(t, q, eval) {
+				continue
+			}
+			if err := eval(); err != nil {
+				e.finishTask(t, err)
+				continue
+			}
+		}
 		select {
-		case e.place.queueFor(t) <- t:
+		case q <- t:
 		case <-t.job.ctx.Done():
 			e.finishTask(t, context.Cause(t.job.ctx))
 		case <-e.closing:
@@ -43,19 +56,22 @@ func (e *Engine) synthesize() {
 	}
 }
 
-func (e *Engine) synthesizeOne(t *task) error {
+// synthesizeOne takes t's working set and buffers and puts its aux in
+// place; for a witness it returns eval, which computes and checks a, b, c
+// (nil: a host assignment, taken whole).
+func (e *Engine) synthesizeOne(t *task) (eval func() error, err error) {
 	j := t.job
 	ctx := j.ctx
 	if err := context.Cause(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	bytes := e.partitionBytes(&j.req, t.idx)
 	asked := e.clock.Now()
 	if err := e.adm.reserve(ctx, bytes); err != nil {
 		if c := context.Cause(ctx); c != nil {
-			return c
+			return nil, c
 		}
-		return err
+		return nil, err
 	}
 	if waited := e.clock.Now().Sub(asked); waited > time.Millisecond {
 		st := e.adm.stats()
@@ -65,14 +81,13 @@ func (e *Engine) synthesizeOne(t *task) error {
 	t.bytes = bytes
 	defer e.adm.backed(bytes) // its buffers are taken by the end
 	t.tl.SynthStart = e.clock.Now()
-	defer func() { t.tl.SynthEnd = e.clock.Now() }()
 
 	asg := &groth16.Assignment{}
 	t.asg = asg // finishTask returns whatever buffers are set
 	for _, dst := range []*[]fr.Element{&asg.A, &asg.B, &asg.C} {
 		buf, err := e.pool.get(t.n)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		*dst = buf
 	}
@@ -80,32 +95,65 @@ func (e *Engine) synthesizeOne(t *task) error {
 	if p.Assignment != nil {
 		err := e.takeAssignment(t, p.Assignment)
 		e.pool.trim()
-		return err
+		t.tl.SynthEnd = e.clock.Now()
+		return nil, err
 	}
 	cs := j.req.Circuit.CS
 	w := p.Witness
 	if p.WitnessFunc != nil {
 		var err error
 		if w, err = p.WitnessFunc(); err != nil {
-			return fmt.Errorf("witness callback: %w", err)
+			return nil, fmt.Errorf("witness callback: %w", err)
 		}
 		if err := cs.CheckWitness(w); err != nil {
-			return fmt.Errorf("witness callback: %w", err)
+			return nil, fmt.Errorf("witness callback: %w", err)
 		}
-	}
-	// every row checked as it is evaluated (a wrong witness fails here,
-	// named by its first unsatisfied constraint, not at verification)
-	opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle), Check: true}
-	if err := cs.Eval(w, asg.A, asg.B, asg.C, opt); err != nil {
-		if errors.Is(err, r1cs.ErrUnsatisfied) {
-			return fmt.Errorf("witness does not satisfy the circuit: %w", err)
-		}
-		return err
 	}
 	asg.Inputs, asg.Aux, asg.Density = w.Inputs, w.Aux, &cs.Density
-	err := e.pinAux(t)
-	e.pool.trim()
-	return err
+	if err := e.pinAux(t); err != nil {
+		return nil, err
+	}
+	return func() error {
+		defer func() { t.tl.SynthEnd = e.clock.Now() }()
+		defer e.pool.trim()
+		// every row checked as it is evaluated (a wrong witness fails
+		// here, named by its first unsatisfied constraint, not at
+		// verification)
+		opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle), Check: true}
+		if err := cs.Eval(w, asg.A, asg.B, asg.C, opt); err != nil {
+			if errors.Is(err, r1cs.ErrUnsatisfied) {
+				return fmt.Errorf("witness does not satisfy the circuit: %w", err)
+			}
+			return err
+		}
+		return nil
+	}, nil
+}
+
+// sendEarly queues t before its a, b, c are computed when q has room at
+// once (a device is idle or will be soon), then computes them with eval on
+// this goroutine, which the synthesis concurrency counts. The device
+// runs the query MSMs, which need only aux, meanwhile, and waits for a, b,
+// c (Assignment.Ready) before it uploads them: the first partition of a
+// request no longer keeps an idle device waiting for its synthesis. It
+// reports whether t was queued; if not, nothing was changed.
+func (e *Engine) sendEarly(t *task, q chan *task, eval func() error) bool {
+	done := make(chan struct{})
+	var evalErr error
+	t.abcCopy = done // finishTask waits for eval before the buffers go
+	t.asg.Ready = func() error {
+		<-done
+		return evalErr
+	}
+	select {
+	case q <- t:
+	default:
+		t.abcCopy, t.asg.Ready = nil, nil
+		return false
+	}
+	evalErr = eval()
+	close(done)
+	return true
 }
 
 // takeAssignment takes a host-synthesized assignment into the task: its
@@ -250,4 +298,16 @@ func pause(ctx context.Context, th *throttle.Throttle) func() error {
 		th.Pause()
 		return context.Cause(ctx)
 	}
+}
+
+// runsQueriesFirst reports whether every plan runs the query MSMs before
+// it reads a, b, c, waiting for them inside the region (groth16.Plan's
+// Prefetch): a CPU plan would evaluate them and prove on the same cores.
+func runsQueriesFirst(plans []*groth16.Plan) bool {
+	for _, p := range plans {
+		if !p.Prefetch {
+			return false
+		}
+	}
+	return len(plans) > 0
 }
