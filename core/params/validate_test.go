@@ -184,6 +184,8 @@ func TestManifestTrustsPublishedDigest(t *testing.T) {
 func TestEmbeddedManifest(t *testing.T) {
 	m := FilecoinManifest()
 	require.NotEmpty(t, m)
+	require.Equal(t, m, ManifestUnlessChecker(nil), "the CPU's check: the manifest first")
+	require.Nil(t, ManifestUnlessChecker(CPUChecker{}), "a checker of its own: none")
 	for name, e := range m {
 		require.Len(t, e.Digest, 32, name)
 		_, err := hex.DecodeString(e.Digest)

@@ -70,11 +70,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	}
 	s.mu.Unlock()
 	opt.Checker = s.subgroupChecker()
-	if opt.Checker == nil {
-		// The CPU check runs at ~2 MB/s a core; BLAKE2b at ~1 GB/s is worth
-		// it for a file Filecoin publishes. A device checker outruns both.
-		opt.Manifest = params.FilecoinManifest()
-	}
+	opt.Manifest = params.ManifestUnlessChecker(opt.Checker)
 	opt.Progress = progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: loading parameters", "path", path))
 	return opt
 }

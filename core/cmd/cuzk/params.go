@@ -75,11 +75,7 @@ func readParams(m *meter, path string, cfg config.Config, trusted bool, checker 
 		if dir := recordDir(cfg); dir != "" {
 			opt.Record = params.OpenRecord(dir, m.recordWarning)
 		}
-		if checker == nil {
-			// BLAKE2b (~1 GB/s) beats the CPU's subgroup check (~2 MB/s a
-			// core) for a file Filecoin publishes; a device's check beats both.
-			opt.Manifest = params.FilecoinManifest()
-		}
+		opt.Manifest = params.ManifestUnlessChecker(checker)
 	}
 	m.begin(stageLoadParams)
 	pk, info, err := params.ReadProvingKeyInfo(path, opt)
