@@ -107,12 +107,7 @@ func TestWitnessQueuedBeforeItsABC(t *testing.T) {
 	require.NoError(t, err)
 	f.checkProofs(t, req, res)
 
-	bw := *f.witnesses[0]
-	bw.Aux = append(bw.Aux[:0:0], bw.Aux...)
-	bw.Aux[len(bw.Aux)-1].SetUint64(5)
-	bad := f.request("", 1, Normal)
-	bad.Partitions[0].Witness = &bw
-	_, _, err = e.Prove(context.Background(), bad)
+	_, _, err = e.Prove(context.Background(), f.unsatisfied())
 	require.ErrorContains(t, err, "witness does not satisfy the circuit")
 	require.ErrorContains(t, err, "constraint not satisfied")
 	f.proveChecked(t, e, f.request("", 3, Normal))

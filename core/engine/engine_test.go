@@ -547,12 +547,7 @@ func TestRequestValidation(t *testing.T) {
 	require.NoError(t, err)
 
 	// An unsatisfied witness fails its job with the constraint named.
-	bw := *f.witnesses[0]
-	bw.Aux = append(bw.Aux[:0:0], bw.Aux...)
-	bw.Aux[len(bw.Aux)-1].SetUint64(5)
-	ureq := f.request("", 1, Normal)
-	ureq.Partitions[0].Witness = &bw
-	_, _, err = e.Prove(context.Background(), ureq)
+	_, _, err = e.Prove(context.Background(), f.unsatisfied())
 	require.ErrorContains(t, err, "constraint not satisfied")
 
 	e.Close()

@@ -60,6 +60,17 @@ func (f fixture) request(id string, n int, p Priority) Request {
 	return req
 }
 
+// unsatisfied is a one-partition request whose witness fails a
+// constraint (its last aux value changed).
+func (f fixture) unsatisfied() Request {
+	bw := *f.witnesses[0]
+	bw.Aux = append(bw.Aux[:0:0], bw.Aux...)
+	bw.Aux[len(bw.Aux)-1].SetUint64(5)
+	req := f.request("", 1, Normal)
+	req.Partitions[0].Witness = &bw
+	return req
+}
+
 // proveChecked submits req to e, waits for it and checks its proofs.
 func (f fixture) proveChecked(t testing.TB, e *Engine, req Request) Result {
 	t.Helper()
