@@ -26,8 +26,9 @@ type task struct {
 	auxPooled bool
 	// abcReleased: the partition's a, b, c are no longer read (inputs.go)
 	abcReleased bool
-	// abcCopy, when set, is closed when the copy of a host assignment's a,
-	// b, c into asg ends (takeAssignment)
+	// abcCopy, when set, is closed once asg's a, b, c hold their values or
+	// never will (abcLater: a host assignment's copy, or a witness's
+	// evaluation after the task was queued)
 	abcCopy chan struct{}
 	tl      Timeline
 }

@@ -138,22 +138,33 @@ func (e *Engine) synthesizeOne(t *task) (eval func() error, err error) {
 // request no longer keeps an idle device waiting for its synthesis. It
 // reports whether t was queued; if not, nothing was changed.
 func (e *Engine) sendEarly(t *task, q chan *task, eval func() error) bool {
-	done := make(chan struct{})
-	var evalErr error
-	t.abcCopy = done // finishTask waits for eval before the buffers go
-	t.asg.Ready = func() error {
-		<-done
-		return evalErr
-	}
+	done := t.abcLater()
 	select {
 	case q <- t:
 	default:
 		t.abcCopy, t.asg.Ready = nil, nil
 		return false
 	}
-	evalErr = eval()
-	close(done)
+	done(eval())
 	return true
+}
+
+// abcLater lets t go to its device before its a, b, c hold their values:
+// finishTask waits for them before their buffers go (task.abcCopy), and
+// the device stage's Assignment.Ready until done is called, then returns
+// done's error.
+func (t *task) abcLater() (done func(error)) {
+	ch := make(chan struct{})
+	var err error
+	t.abcCopy = ch
+	t.asg.Ready = func() error {
+		<-ch
+		return err
+	}
+	return func(e error) {
+		err = e
+		close(ch)
+	}
 }
 
 // takeAssignment takes a host-synthesized assignment into the task: its
@@ -185,17 +196,14 @@ func (e *Engine) takeAssignment(t *task, src *groth16.Assignment) error {
 	} else if i := firstUnreducedParallel(src.Aux, tasks); i >= 0 {
 		return fmt.Errorf("%w: aux[%d] is not a reduced field element", ErrInvalidAssignment, i)
 	}
-	done := make(chan struct{})
-	var copyErr error
-	t.abcCopy = done
+	done := t.abcLater()
 	go func() {
-		defer close(done)
 		for _, v := range []struct {
 			name     string
 			dst, src []fr.Element
 		}{{"a", asg.A, src.A}, {"b", asg.B, src.B}, {"c", asg.C, src.C}} {
 			if i := copyReduced(v.dst, v.src, tasks); i >= 0 {
-				copyErr = fmt.Errorf("%w: %s[%d] is not a reduced field element", ErrInvalidAssignment, v.name, i)
+				done(fmt.Errorf("%w: %s[%d] is not a reduced field element", ErrInvalidAssignment, v.name, i))
 				return
 			}
 			clear(v.dst[len(v.src):])
@@ -204,11 +212,8 @@ func (e *Engine) takeAssignment(t *task, src *groth16.Assignment) error {
 		// task lets them go in finishTask, after the job has failed, so
 		// that a waiting start sees the failure.
 		e.releaseABC(t)
+		done(nil)
 	}()
-	asg.Ready = func() error {
-		<-done
-		return copyErr
-	}
 	return nil
 }
 
