@@ -48,6 +48,12 @@ type Options struct {
 	// (retention.go); zero means FinishedKept and FinishedKeptBytes.
 	RetainJobs  int
 	RetainBytes uint64
+	// PrefillPartitions is how many partitions' buffers WarmKey maps and
+	// page-locks ahead (prefill); zero means prefillPartitions (a 32 GiB
+	// PoRep call's ten), below zero none. A command that proves one
+	// partition asks for one: locking ten in the background would contend
+	// with its proof.
+	PrefillPartitions int
 }
 
 // Engine proves requests. It is safe for concurrent use.
@@ -73,11 +79,16 @@ type Engine struct {
 	finished *retention  // ended jobs not yet collected (retention.go)
 	disp     *dispatcher // the queue and its batches (dispatch.go)
 	keys     *keyUses    // the keys of unsettled jobs (release.go)
+	// prefillK is Options.PrefillPartitions resolved
+	prefillK int
 
 	mu     sync.Mutex
 	jobs   map[string]*job
 	closed bool
 	nextID atomic.Int64
+	// prefilled is closed when the last prefill started has ended: the
+	// next waits for it, so that each counts what the last pooled
+	prefilled chan struct{}
 
 	synthQ  chan *task
 	closing chan struct{}
@@ -104,6 +115,10 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		finished: newRetention(opt.RetainJobs, opt.RetainBytes),
 		synthQ:   make(chan *task),
 		closing:  make(chan struct{}),
+		prefillK: opt.PrefillPartitions,
+	}
+	if e.prefillK == 0 {
+		e.prefillK = prefillPartitions
 	}
 	// a key's release waits for the jobs that use it
 	e.keys = newKeyUses(func(pk *params.ProvingKey) { releaseKey(e.adm, e.devices, pk) })

@@ -79,29 +79,42 @@ func (e *Engine) releaseHost(pk *params.ProvingKey) {
 }
 
 // prefillPartitions is how many partitions' buffers a loaded key's
-// warm-up maps and page-locks ahead: a 32 GiB PoRep or SnapDeals proof's
-// ten, the call bellperson makes.
+// warm-up maps and page-locks ahead unless Options.PrefillPartitions says
+// otherwise: a 32 GiB PoRep or SnapDeals proof's ten, the call bellperson
+// makes.
 const prefillPartitions = 10
 
 // prefill fills the buffer pool, in the background, with the page-locked
-// buffers the first prefillPartitions partitions of pk take (a, b, c of
-// the domain and aux), within half of what the budget has left and the
-// pool's own limit (a memory.pool_max below one buffer turns it off): the host
-// synthesizes its first partitions meanwhile, and its first call then
-// finds them there. Only a GPU locks buffers; without one the pool
-// fills as partitions run.
+// buffers of pk's first partitions (Prefill).
 func (e *Engine) prefill(pk *params.ProvingKey) {
-	if e.pool.pinner == nil || pk == nil || len(pk.H) == 0 {
+	if pk == nil || len(pk.H) == 0 {
 		return
 	}
-	n, aux := len(pk.H)+1, len(pk.L)
-	per := e.workingSet(n, len(pk.IC), aux)
-	k := min(prefillPartitions, int(e.adm.hostRoom()/2/per))
+	e.Prefill(len(pk.H)+1, len(pk.IC), len(pk.L), e.prefillK)
+}
+
+// Prefill fills the buffer pool, in the background, with the page-locked
+// buffers that the first partitions of a circuit take (a, b, c over its
+// domain of n and its aux), within half of what the budget has left and
+// the pool's own limit (a memory.pool_max below one buffer turns it off),
+// less the buffers of those sizes already pooled: the host synthesizes
+// or loads meanwhile, and the first partitions find them there. WarmKey
+// calls it for Options.PrefillPartitions of the key's partitions; a
+// command that reads its circuit before its parameters calls it before
+// the load, which then hides the locking. Only a GPU locks buffers;
+// without one the pool fills as partitions run. Prefills run one at a
+// time, in the order called.
+func (e *Engine) Prefill(n, nInputs, nAux, partitions int) {
+	if e.pool.pinner == nil || n <= 0 || nAux < 0 || partitions <= 0 {
+		return
+	}
+	per := e.workingSet(n, nInputs, nAux)
+	k := min(partitions, int(e.adm.hostRoom()/2/per))
 	var sizes []int
 	for range k {
 		sizes = append(sizes, n, n, n)
-		if aux > 0 {
-			sizes = append(sizes, aux)
+		if nAux > 0 {
+			sizes = append(sizes, nAux)
 		}
 	}
 	if len(sizes) == 0 {
@@ -113,9 +126,19 @@ func (e *Engine) prefill(pk *params.ProvingKey) {
 		return
 	}
 	e.wg.Add(1) // under e.mu: Close waits only once closed is set
+	prev, done := e.prefilled, make(chan struct{})
+	e.prefilled = done
 	e.mu.Unlock()
 	go func() {
 		defer e.wg.Done()
+		defer close(done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-e.closing:
+				return
+			}
+		}
 		start := e.clock.Now()
 		added := e.pool.prefill(sizes, e.closing)
 		e.log.Debug("engine: buffers page-locked ahead", "partitions", k, "bytes", added, "took", e.clock.Now().Sub(start))

@@ -164,3 +164,51 @@ func TestWarmKeyHoldsTheKeysBytes(t *testing.T) {
 	e.ReleaseKey(pk)
 	require.Zero(t, e.Status().Memory.Keys)
 }
+
+// Options.PrefillPartitions sets how many partitions' buffers WarmKey
+// locks ahead (below zero none), and a Prefill called before the key
+// loads (a command that reads its circuit first) is counted by the
+// warm-up's own: the buffers of one partition are locked once.
+func TestPrefillPartitions(t *testing.T) {
+	f := testCircuit(t)
+	pk, cs := f.circuit.PK, f.circuit.CS
+	for _, tc := range []struct {
+		name         string
+		k            int
+		early        bool
+		wantBuffers  int64
+		provedAllocs int64 // after a 3-partition proof
+	}{
+		{"one", 1, false, 4, 12},
+		{"one, prefilled before the load", 1, true, 4, 12},
+		{"none", -1, false, 0, 12},
+		{"the default", 0, false, 4 * prefillPartitions, 4 * prefillPartitions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}}
+			e, err := New(testConfig(), Options{Devices: []backend.Backend{be}, PrefillPartitions: tc.k})
+			require.NoError(t, err)
+			if tc.early {
+				e.Prefill(len(pk.H)+1, cs.NumInputs, cs.NumAux, 1)
+			}
+			require.NoError(t, e.WarmKey(pk))
+			e.Prefill(0, 1, 1, 1)  // no domain: nothing
+			e.Prefill(8, 1, -1, 1) // negative aux: nothing
+			e.Prefill(8, 1, 1, 0)  // no partitions: nothing
+			// the prefills ran in order: the last one's end means all ended
+			e.mu.Lock()
+			last := e.prefilled
+			e.mu.Unlock()
+			if last != nil {
+				<-last
+			}
+			require.Equal(t, tc.wantBuffers, e.Status().Memory.Pool.Allocs, "buffers locked ahead")
+			f.proveChecked(t, e, f.request("", 3, Normal))
+			e.pool.drain()
+			require.Equal(t, tc.provedAllocs, e.Status().Memory.Pool.Allocs, "buffers mapped in all")
+			e.Close()
+			require.Equal(t, be.pins, be.unpins)
+			require.Empty(t, be.bad)
+		})
+	}
+}

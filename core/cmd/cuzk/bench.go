@@ -53,7 +53,7 @@ func runBench(args []string, stdout io.Writer) error {
 	cfg, pc, m, stdout := c.cfg, c.pc, c.m, c.stdout
 
 	// The engine first: its GPU checks a given key's subgroup as it loads.
-	e, err := c.startEngine()
+	e, err := c.startEngine(0)
 	if err != nil {
 		return err
 	}

@@ -38,15 +38,16 @@ func runDemo(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pk, got, err := pc.params(m, cs)
-	if err != nil {
-		return err
-	}
-	e, err := c.startEngine()
+	e, err := c.startEngine(1)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	prefillOne(e, cs)
+	pk, got, err := pc.params(m, cs)
+	if err != nil {
+		return err
+	}
 	warmKey(m, e, pk)
 	var proof *params.Proof
 	var rep engine.PartitionReport

@@ -18,11 +18,13 @@ var engineDevices []backend.Backend
 // startEngine starts the library's engine for the command: prove, demo
 // and bench prove where the library proves, reading the same
 // configuration (--config) and finding libcuzk_cuda.so as the library
-// does (cudaSearch): on a usable GPU, else on the CPU.
-func (c *invocation) startEngine() (*engine.Engine, error) {
+// does (cudaSearch): on a usable GPU, else on the CPU. prefill is how
+// many partitions' buffers a loaded key's warm-up page-locks ahead
+// (engine.Options.PrefillPartitions; zero: the library's ten).
+func (c *invocation) startEngine(prefill int) (*engine.Engine, error) {
 	cfg := c.cfg
 	cudaSearch().Resolve(&cfg)
-	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: c.engineLogger(), Devices: engineDevices})
+	e, err := engine.New(cfg, engine.Options{DiscoverGPUs: nvml.Discover, Logger: c.engineLogger(), Devices: engineDevices, PrefillPartitions: prefill})
 	if err != nil {
 		return nil, inputErr(err)
 	}
@@ -36,6 +38,13 @@ func warmKey(m *meter, e *engine.Engine, pk *params.ProvingKey) {
 	if err := e.WarmKey(pk); err != nil {
 		m.warnf("cuzk: the parameters were not made resident ahead (the first proof uploads them): %v\n", err)
 	}
+}
+
+// prefillOne page-locks, in the background, the buffers of one partition
+// of cs, for a command that proves one: started before the parameters
+// load, the locking hides behind it instead of running inside the proof.
+func prefillOne(e *engine.Engine, cs *r1cs.R1CS) {
+	e.Prefill(cs.DomainSize(), cs.NumInputs, cs.NumAux, 1)
 }
 
 // proveOne proves one partition of cs with w on e, its stages shown on

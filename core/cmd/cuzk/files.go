@@ -7,6 +7,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/filekind"
 	"github.com/cuzk/cuzk/core/internal/fileio"
 	"github.com/cuzk/cuzk/core/params"
@@ -184,14 +185,15 @@ func loadVerifyInputs(vkPath, proofPath, public string) (*params.VerifyingKey, *
 
 // loadProveInputs reads a circuit, its witness and its parameters, each a
 // stage of the meter's summary.
-func loadProveInputs(m *meter, circuit, wtns, pkPath string, cfg config.Config, trusted bool, checker params.SubgroupChecker) (cs *r1cs.R1CS, w *r1cs.Witness, pk *params.ProvingKey, err error) {
+func loadProveInputs(m *meter, e *engine.Engine, circuit, wtns, pkPath string, cfg config.Config, trusted bool) (cs *r1cs.R1CS, w *r1cs.Witness, pk *params.ProvingKey, err error) {
 	if err = m.stage("load circuit", func() (err error) { cs, err = loadCircuit(circuit); return }); err != nil {
 		return nil, nil, nil, err
 	}
+	prefillOne(e, cs)
 	if err = m.stage("load witness", func() (err error) { w, err = loadWitness(cs, wtns); return }); err != nil {
 		return nil, nil, nil, err
 	}
-	if pk, err = readParams(m, pkPath, cfg, trusted, checker); err != nil {
+	if pk, err = readParams(m, pkPath, cfg, trusted, e.SubgroupChecker()); err != nil {
 		return nil, nil, nil, err
 	}
 	return cs, w, pk, nil

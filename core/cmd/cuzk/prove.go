@@ -35,12 +35,12 @@ func runProve(args []string, stdout io.Writer) error {
 	}
 	m, stdout := c.m, c.stdout
 	// The engine first: its GPU checks the key's subgroup as it loads.
-	e, err := c.startEngine()
+	e, err := c.startEngine(1)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	cs, w, pk, err := loadProveInputs(m, *circuit, *wtns, *pkPath, c.cfg, *trusted, e.SubgroupChecker())
+	cs, w, pk, err := loadProveInputs(m, e, *circuit, *wtns, *pkPath, c.cfg, *trusted)
 	if err != nil {
 		return err
 	}
