@@ -156,6 +156,10 @@ extern "C" void cuzk_cuda_stream_free(cuzk_cuda_stream* stream) {
     cuzk::stream_free(stream);
 }
 
+extern "C" int cuzk_cuda_stream_put_file(cuzk_cuda_stream* stream, int slot, const void* encoded, size_t n, char* err, size_t errlen) {
+    return cuzk::stream_put_file(stream, slot, encoded, n, err, errlen);
+}
+
 extern "C" int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {
     return cuzk::stream_take_stats(stream, bytes, copy_ns, err, errlen);
 }

@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 14
+#define CUZK_CUDA_ABI_VERSION 15
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -278,6 +278,15 @@ int cuzk_cuda_stream_put(cuzk_cuda_stream* stream, int slot, const void* points,
 int cuzk_cuda_stream_msm(cuzk_cuda_stream* stream, int slot, cuzk_cuda_scalars* scalars, size_t offset, size_t n,
                          size_t set_n, void* result, char* err, size_t errlen);
 void cuzk_cuda_stream_free(cuzk_cuda_stream* stream);
+
+/* cuzk_cuda_stream_put for n points as a parameter file stores them
+ * (bellperson's uncompressed encoding: G1 x, y; G2 x.c1, x.c0, y.c1, y.c0;
+ * 48 bytes each, big-endian; the infinity flag 0x40), 96 or 192 bytes a
+ * point, e.g. the file's pages mapped: they are copied as they are and
+ * converted on the device, the slot's MSM waiting for the conversion. The
+ * points are not checked again: they were when the file was loaded. */
+int cuzk_cuda_stream_put_file(cuzk_cuda_stream* stream, int slot, const void* encoded, size_t n, char* err,
+                              size_t errlen);
 
 /* The bytes a streamer has copied to the device since the last call, and
  * the nanoseconds the copies took (direct copies timed by events on the

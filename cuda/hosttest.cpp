@@ -28,12 +28,16 @@
 //   op 20      the MSM's pass planning (msm/plan.h): u64 n_dense, u64
 //              n_ones, u32 nw, u64 available bytes, u32 capped, u64 forced
 //              pairs -> i32 windows a pass (plan_passes), u64 max_pairs
+//   op 21/22   G1/G2 points as a parameter file stores them (curve/raw.cuh's
+//              affine_from_raw): u32 count, count encoded points (96/192
+//              bytes) -> count affine points
 // Build: g++ -O1 -std=c++17 -Icuda -x c++ cuda/hosttest.cpp -o hosttest
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "curve/curve.cuh"
+#include "curve/raw.cuh"
 #include "msm/plan.h"
 #include "subgroup/subgroup.cuh"
 
@@ -68,6 +72,19 @@ bool subgroup(void) {
         if (!get(&a, sizeof a)) return false;
         const unsigned char in = in_subgroup(a) ? 1 : 0;
         put(&in, 1);
+    }
+    return true;
+}
+
+template <class F>
+bool from_file(void) {
+    uint32_t count;
+    if (!get(&count, 4)) return false;
+    for (uint32_t i = 0; i < count; i++) {
+        affine_t<F> a;
+        if (!get(&a, sizeof a)) return false;
+        affine_from_raw(&a);
+        put(&a, sizeof a);
     }
     return true;
 }
@@ -117,6 +134,12 @@ int main() {
                 break;
             case 11:
                 ok = sum<fp2_t>();
+                break;
+            case 21:
+                ok = from_file<fp_t>();
+                break;
+            case 22:
+                ok = from_file<fp2_t>();
                 break;
             case 17:
                 ok = subgroup<fp_t>();

@@ -58,6 +58,9 @@ type Capabilities struct {
 	// Holds tells whether the device holds a key whole (its host copy may
 	// then be given back).
 	Holds KeyHolder
+	// FromFile, when set, streams a key's sets from its parameter file
+	// once their host pages are given back.
+	FromFile FileStreamer
 	// Warm makes a key's point sets resident before its first proof.
 	Warm Warmer
 	// Subgroup checks a parameter file's points for subgroup membership.
@@ -156,6 +159,19 @@ type KeyReleaser interface {
 // given back (params.ProvingKey.ReleaseHost).
 type KeyHolder interface {
 	HoldsKey(pk *params.ProvingKey, withG2 bool) bool
+}
+
+// FileStreamer is offered by backends that can stream a point set whose
+// host pages were given back straight from its parameter file (read as
+// stored there, params.ReadEncoded, and converted on the device):
+// StreamsKeyFromFile reports whether every set of pk that the device does
+// not hold resident (B_G2's when withG2) could be read so; UnpinKey
+// undoes the page-locking of pk's streamed sets before their pages go.
+// A key too large for the host's memory twice (beside its file in
+// /dev/shm) then keeps no decoded host copy under a device memory cap.
+type FileStreamer interface {
+	StreamsKeyFromFile(pk *params.ProvingKey, withG2 bool) bool
+	UnpinKey(pk *params.ProvingKey)
 }
 
 // Warmer is offered by backends that keep point sets on the device

@@ -61,21 +61,38 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 // 125 GiB host twice. What later needs them there (a device that streams
 // them, the CPU backend after a device failure) reads them from the file
 // again (params.EnsureHost).
+//
+// A key whose host copy is over half the memory budget is given back
+// also when the devices stream some of its sets (a device memory cap),
+// if every device can read those from the file as they go
+// (backend.FileStreamer): their page-locking is undone first.
 func (e *Engine) releaseHost(pk *params.ProvingKey) {
 	if len(e.devices) == 0 {
 		return
 	}
-	withG2 := true
+	withG2, held, fromFile := true, true, e.adm.budget > 0 && pk.HostBytes() > e.adm.budget/2
 	for _, d := range e.devices {
-		h := d.caps.Holds
-		if d.kind == "cpu" || d.lock.failed() != nil || h == nil || !h.HoldsKey(pk, d.plan.G2OnGPU) {
+		if d.kind == "cpu" || d.lock.failed() != nil {
 			return
 		}
 		withG2 = withG2 && d.plan.G2OnGPU
 	}
+	for _, d := range e.devices {
+		h, f := d.caps.Holds, d.caps.FromFile
+		held = held && h != nil && h.HoldsKey(pk, d.plan.G2OnGPU)
+		fromFile = fromFile && f != nil && f.StreamsKeyFromFile(pk, d.plan.G2OnGPU)
+	}
+	if !held && !fromFile {
+		return
+	}
+	if !held {
+		for _, d := range e.devices {
+			d.caps.FromFile.UnpinKey(pk)
+		}
+	}
 	before := pk.HostBytes()
 	pk.ReleaseHost(withG2)
-	e.log.Debug("engine: parameters held by the devices; host pages given back", "bytes", before-pk.HostBytes())
+	e.log.Debug("engine: parameters held by the devices or read from the file; host pages given back", "bytes", before-pk.HostBytes(), "streamed_from_file", !held)
 }
 
 // prefillPartitions is how many partitions' buffers a loaded key's

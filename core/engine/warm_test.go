@@ -13,6 +13,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/msm"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // residentDevice is a CPU backend that keeps point sets "resident" as a
@@ -209,6 +210,57 @@ func TestPrefillPartitions(t *testing.T) {
 			e.Close()
 			require.Equal(t, be.pins, be.unpins)
 			require.Empty(t, be.bad)
+		})
+	}
+}
+
+// fileDevice is a residentDevice that streams sets from the key's file
+// (backend.FileStreamer): it says whether it could, and counts UnpinKey.
+type fileDevice struct {
+	residentDevice
+	streams bool
+	unpins  int
+}
+
+func (d *fileDevice) Capabilities() backend.Capabilities {
+	c := d.residentDevice.Capabilities()
+	c.FromFile = d
+	return c
+}
+
+func (d *fileDevice) StreamsKeyFromFile(*params.ProvingKey, bool) bool { return d.streams }
+
+func (d *fileDevice) UnpinKey(*params.ProvingKey) {
+	d.mu.Lock()
+	d.unpins++
+	d.mu.Unlock()
+}
+
+// A key whose host copy is over half the memory budget gives its pages
+// back when the devices stream its sets from the file (their locking
+// undone first); a smaller key, or devices that cannot, keep it. The
+// decision is all this checks (the test key's sections are on the heap).
+func TestWarmKeyReleasesAKeyStreamedFromItsFile(t *testing.T) {
+	f := testCircuit(t)
+	key := f.circuit.PK.HostBytes()
+	for _, tc := range []struct {
+		name    string
+		budget  uint64
+		streams bool
+		unpins  int
+	}{
+		{"over half the budget", 2*key - 1, true, 1},
+		{"within half the budget", 64 * key, true, 0},
+		{"the device cannot", 2*key - 1, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Memory.Budget = config.AutoSize(tc.budget)
+			dev := &fileDevice{residentDevice: residentDevice{warmed: map[uintptr]int{}}, streams: tc.streams}
+			e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
+			require.NoError(t, e.WarmKey(f.circuit.PK))
+			require.Equal(t, tc.unpins, dev.unpins)
+			e.Close()
 		})
 	}
 }

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "api.h"
+#include "curve/raw.cuh"
 #include "util/common.cuh"
 #include "util/staging.cuh"
 #include "util/stream.cuh"
@@ -96,6 +97,36 @@ int cuzk::stream_put(void* handle, int slot, const void* points, size_t n, char*
         s->copy_ns += (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
     }
     return rc;
+}
+
+namespace {
+
+template <class F>
+__global__ void from_file_kernel(affine_t<F>* pts, size_t n) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) affine_from_raw(pts + i);
+}
+
+}  // namespace
+
+int cuzk::stream_put_file(void* handle, int slot, const void* encoded, size_t n, char* err, size_t errlen) {
+    if (int rc = cuzk::stream_put(handle, slot, encoded, n, err, errlen)) return rc;
+    streamer* s = static_cast<streamer*>(handle);
+    if (n == 0) return 0;
+    // The conversion on the copy stream, after the copy (a direct one is
+    // still running there; a staged one is done); the slot's MSM waits
+    // for ready[slot], recorded after it.
+    cudaStream_t cs = nullptr;
+    if (int rc = cuzk::copy_stream(s->dev, &cs, err, errlen)) return rc;
+    const unsigned threads = 256;
+    const unsigned blocks = (unsigned)((n + threads - 1) / threads);  // n <= chunk <= 2^31
+    if (s->group == 1)
+        from_file_kernel<fp_t><<<blocks, threads, 0, cs>>>(static_cast<g1_affine*>(s->pts[slot]), n);
+    else
+        from_file_kernel<fp2_t><<<blocks, threads, 0, cs>>>(static_cast<g2_affine*>(s->pts[slot]), n);
+    CKR(cudaGetLastError());
+    CKR(cudaEventRecord(s->ready[slot], cs));
+    return 0;
 }
 
 void cuzk::stream_copied(streamer* s, int slot) {

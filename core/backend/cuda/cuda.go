@@ -29,6 +29,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/ntt"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // ABIVersion is the cuda/cuzk_cuda.h version this package speaks.
@@ -307,8 +308,8 @@ func (b *Backend) Transfers() backend.Transfers {
 // check is offered with or without a cap: without one it refuses
 // nothing).
 func (b *Backend) Capabilities() backend.Capabilities {
-	return backend.Capabilities{FusedH: b, Queries: b, Prefetch: b, Pin: b, Keys: b, Holds: b, Warm: b, Subgroup: b, Cap: b,
-		Report: b}
+	return backend.Capabilities{FusedH: b, Queries: b, Prefetch: b, Pin: b, Keys: b, Holds: b, FromFile: b, Warm: b, Subgroup: b,
+		Cap: b, Report: b}
 }
 
 // deviceStore is the library's point-set calls of one group for one
@@ -340,22 +341,41 @@ func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 	err := call("stream", func(e *C.char) C.int {
 		return C.call_stream_new(d.b.lib.streamNew, C.int(d.b.dev), d.group, C.size_t(chunk), &h, e, errLen)
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	return &devStream{h: h}, nil
 }
 
+// put copies points into the streamer's slot: from the host, or, when
+// their host pages were given back, from the parameter file as stored
+// there (filestream.go).
 func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
+	s := st.(*devStream)
+	if p, n := span(points); params.Released(p, n) && slot >= 0 && slot < 2 {
+		buf, err := s.rawBuf(slot, int(n))
+		if err != nil {
+			return err
+		}
+		if err := params.ReadEncoded(p, n, buf); err != nil {
+			return err
+		}
+		return call("stream put", func(e *C.char) C.int {
+			return C.call_stream_put_file(d.b.lib.streamPutFile, s.h, C.int(slot), unsafe.Pointer(unsafe.SliceData(buf)), C.size_t(len(points)), e, errLen)
+		})
+	}
 	if err := onHost(points); err != nil {
 		return err
 	}
 	return call("stream put", func(e *C.char) C.int {
-		return C.call_stream_put(d.b.lib.streamPut, st.(unsafe.Pointer), C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
+		return C.call_stream_put(d.b.lib.streamPut, s.h, C.int(slot), unsafe.Pointer(unsafe.SliceData(points)), C.size_t(len(points)), e, errLen)
 	})
 }
 
 func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, setN int) (R, error) {
 	var ws windowSums[R]
 	err := call("stream msm", func(e *C.char) C.int {
-		return C.call_stream_msm(d.b.lib.streamMsm, st.(unsafe.Pointer), C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
+		return C.call_stream_msm(d.b.lib.streamMsm, st.(*devStream).h, C.int(slot), sc.(*scalars).h, C.size_t(offset), C.size_t(n),
 			C.size_t(setN), unsafe.Pointer(&ws), e, errLen)
 	})
 	if err != nil {
@@ -366,20 +386,28 @@ func (d deviceStore[P, R, PR]) streamMSM(st any, slot int, sc any, offset, n, se
 }
 
 func (d deviceStore[P, R, PR]) freeStream(st any) {
-	C.call_stream_free(d.b.lib.streamFree, st.(unsafe.Pointer))
+	s := st.(*devStream)
+	C.call_stream_free(d.b.lib.streamFree, s.h) // waits for the copies in flight
+	s.freeRaw(0)
+	s.freeRaw(1)
 }
 
 func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 	var b, t C.uint64_t
 	if call("stream stats", func(e *C.char) C.int {
-		return C.call_stream_take_stats(d.b.lib.streamTakeStats, st.(unsafe.Pointer), &b, &t, e, errLen)
+		return C.call_stream_take_stats(d.b.lib.streamTakeStats, st.(*devStream).h, &b, &t, e, errLen)
 	}) != nil {
 		return 0, 0
 	}
 	return uint64(b), uint64(t)
 }
 
+// pin page-locks points, a set that streams; one whose host pages were
+// given back streams from its file instead, unlocked.
 func (d deviceStore[P, R, PR]) pin(points []P) error {
+	if params.Released(span(points)) {
+		return errFromFile
+	}
 	if err := onHost(points); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,6 +24,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/ntt"
+	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/r1cs"
 	"github.com/cuzk/cuzk/core/synthetic"
 )
@@ -862,4 +864,34 @@ func TestMSMG2MatchesCPU(t *testing.T) {
 		}
 		t.Logf("G2 MSM 2^%d: uniform, zeros, ones, max, half, boolean-heavy scalars, points at infinity, equal gnark-crypto's MultiExp", k)
 	}
+}
+
+// A set whose host pages were given back streams from its parameter
+// file: each chunk read as the file stores it and converted on the device
+// (cuzk_cuda_stream_put_file) gives the MSM of the points the file holds,
+// gnark-crypto's over a copy read onto the heap, for G1 and G2; nothing
+// is decoded onto the host, and such a set is not page-locked.
+func TestStreamedSetFromTheFile(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	const chunk, n = 1 << 14, 9<<14 + 123
+	g1, g2 := testPoints(t, 4099), testPointsG2(t, 1031)
+	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
+	path := filepath.Join(t.TempDir(), "tiled.params")
+	require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: n, A: n, BG1: n, BG2: n}, g1, g2))
+	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	require.True(t, params.Released(span(pk.L)) && params.Released(span(pk.BG2)), "the host pages are given back")
+	host := pk.HostBytes()
+	ss1 := be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac])
+	ss2 := be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac])
+	require.ErrorIs(t, ss1.pin(pk.L), errFromFile)
+	sc := random(t, n)
+	checkStreamedSet(t, ss1, pk.L, sc, chunk, cpuG1(t, ref.L, sc))
+	checkStreamedSet(t, ss2, pk.BG2, sc, chunk, cpuG2(t, ref.BG2, sc))
+	require.Equal(t, host, pk.HostBytes(), "nothing decoded onto the host")
+	runtime.KeepAlive(pk)
 }

@@ -578,3 +578,59 @@ func planPassesRef(dense, ones uint64, nw int, avail uint64, capped bool, forced
 	}
 	return 1, pairs
 }
+
+// TestHostArithFromFile converts points as a parameter file stores them
+// (uncompressed, big-endian, the infinity flag; G2's c1 before c0) with
+// curve/raw.cuh and compares each with gnark-crypto's decoding of the
+// same bytes, in its memory layout: generators, random points, infinity.
+func TestHostArithFromFile(t *testing.T) {
+	run := hostArith(t)
+	_, _, g1, g2 := bls.Generators()
+	var g1s []bls.G1Affine
+	var g2s []bls.G2Affine
+	for _, c := range pointCases[bls.G1Affine, bls.G1Jac](t, g1) {
+		g1s = append(g1s, c...)
+	}
+	for _, c := range pointCases[bls.G2Affine, bls.G2Jac](t, g2) {
+		g2s = append(g2s, c...)
+	}
+	g1s, g2s = append(g1s, g1), append(g2s, g2)
+	var req bytes.Buffer
+	req.WriteByte(21)
+	binary.Write(&req, binary.LittleEndian, uint32(len(g1s)))
+	for i := range g1s {
+		b := g1s[i].RawBytes()
+		req.Write(b[:])
+	}
+	req.WriteByte(22)
+	binary.Write(&req, binary.LittleEndian, uint32(len(g2s)))
+	for i := range g2s {
+		b := g2s[i].RawBytes()
+		req.Write(b[:])
+	}
+	resp := run(req.Bytes())
+	infs := 0
+	for i := range g1s {
+		b := g1s[i].RawBytes()
+		var want bls.G1Affine
+		_, err := want.SetBytes(b[:])
+		require.NoError(t, err)
+		got := fromRaw[bls.G1Affine](resp[:96])
+		resp = resp[96:]
+		require.Equal(t, raw(&want), raw(&got), "G1 point %d", i)
+		if want.IsInfinity() {
+			infs++
+		}
+	}
+	for i := range g2s {
+		b := g2s[i].RawBytes()
+		var want bls.G2Affine
+		_, err := want.SetBytes(b[:])
+		require.NoError(t, err)
+		got := fromRaw[bls.G2Affine](resp[:192])
+		resp = resp[192:]
+		require.Equal(t, raw(&want), raw(&got), "G2 point %d", i)
+	}
+	require.Empty(t, resp)
+	require.NotZero(t, infs, "the cases hold a point at infinity")
+}

@@ -631,3 +631,19 @@ func (r *residency[P, R, PR]) forget(points []P) {
 		}
 	}
 }
+
+// unpin undoes pinOnce for points (UnpinKey), the streamer's staged
+// chunk drained first: no copy reads them meanwhile.
+func (r *residency[P, R, PR]) unpin(points []P) {
+	if len(points) == 0 {
+		return
+	}
+	r.stMu.Lock()
+	r.drainStagedLocked()
+	r.stMu.Unlock()
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(points)))
+	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	r.unpinLocked(lo, hi)
+}

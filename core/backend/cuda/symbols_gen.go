@@ -45,6 +45,7 @@ type symbols struct {
 	streamPut               unsafe.Pointer // cuzk_cuda_stream_put
 	streamMsm               unsafe.Pointer // cuzk_cuda_stream_msm
 	streamFree              unsafe.Pointer // cuzk_cuda_stream_free
+	streamPutFile           unsafe.Pointer // cuzk_cuda_stream_put_file
 	streamTakeStats         unsafe.Pointer // cuzk_cuda_stream_take_stats
 	hAbcScalars             unsafe.Pointer // cuzk_cuda_h_abc_scalars
 	hostRegister            unsafe.Pointer // cuzk_cuda_host_register
@@ -156,6 +157,9 @@ func (s *symbols) bind(sym func(name string) (unsafe.Pointer, error)) error {
 		return err
 	}
 	if s.streamFree, err = sym("cuzk_cuda_stream_free"); err != nil {
+		return err
+	}
+	if s.streamPutFile, err = sym("cuzk_cuda_stream_put_file"); err != nil {
 		return err
 	}
 	if s.streamTakeStats, err = sym("cuzk_cuda_stream_take_stats"); err != nil {

@@ -229,6 +229,12 @@ int cuzk_cuda_stream_put(cuzk_cuda_stream* s, int slot, const void* points, size
     return 0;
 }
 
+int cuzk_cuda_stream_put_file(cuzk_cuda_stream* s, int slot, const void* encoded, size_t n, char* err, size_t errlen) {
+    (void)s, (void)slot, (void)encoded, (void)n;
+    FAIL("stream_put_file");
+    return 0;
+}
+
 int cuzk_cuda_stream_msm(cuzk_cuda_stream* s, int slot, cuzk_cuda_scalars* scalars, size_t offset, size_t n,
                          size_t set_n, void* result, char* err, size_t errlen) {
     (void)s, (void)slot, (void)scalars, (void)offset, (void)n, (void)set_n;

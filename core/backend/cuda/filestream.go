@@ -1,0 +1,80 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/cuzk/cuzk/core/params"
+)
+
+// Streaming a set whose host pages were given back (params.ReleaseHost):
+// each chunk is read from the parameter file as stored there
+// (params.ReadEncoded) into a host buffer of its slot, copied as it is,
+// and converted on the device (cuzk_cuda_stream_put_file). The host then
+// holds neither a decoded copy of the key nor a second copy of the file:
+// a 2^27-domain key (~71 GB) in /dev/shm under a 24 or 16 GiB device cap.
+
+// devStream is a streamer and the host buffers its file reads use, one a
+// slot (a slot is put again only after its MSM, so a buffer is never
+// read and written at once), mapped off the heap on first use.
+type devStream struct {
+	h   unsafe.Pointer
+	raw [2][]byte
+}
+
+// rawBuf returns slot's buffer of n bytes, mapping a larger one when
+// needed.
+func (s *devStream) rawBuf(slot, n int) ([]byte, error) {
+	if len(s.raw[slot]) < n {
+		s.freeRaw(slot)
+		mem, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: a host buffer of %d bytes for points read from the file: %w", n, err)
+		}
+		s.raw[slot] = mem
+	}
+	return s.raw[slot][:n], nil
+}
+
+func (s *devStream) freeRaw(slot int) {
+	if s.raw[slot] != nil {
+		_ = syscall.Munmap(s.raw[slot])
+		s.raw[slot] = nil
+	}
+}
+
+// span is the host bytes of points.
+func span[P any](points []P) (unsafe.Pointer, uintptr) {
+	return unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points)) * uintptr(pointBytes[P]())
+}
+
+// errFromFile: a set whose pages were given back is not page-locked; it
+// streams from the file.
+var errFromFile = errors.New("cuda: the points stream from their file: their host pages were given back")
+
+// StreamsKeyFromFile reports whether every point set of pk (B_G2's when
+// withG2) is resident or, streamed, could be read from pk's file once its
+// host pages are given back (backend.FileStreamer): sections read off
+// the heap from a file (params.InFile).
+func (b *Backend) StreamsKeyFromFile(pk *params.ProvingKey, withG2 bool) bool {
+	for _, s := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1} {
+		if len(s) > 0 && !b.g1.resident(s) && !params.InFile(span(s)) {
+			return false
+		}
+	}
+	return !withG2 || len(pk.BG2) == 0 || b.g2.resident(pk.BG2) || params.InFile(span(pk.BG2))
+}
+
+// UnpinKey undoes the page-locking of pk's streamed sets, before their
+// host pages are given back (backend.FileStreamer); they are not locked
+// again while their pages are away (deviceStore.pin).
+func (b *Backend) UnpinKey(pk *params.ProvingKey) {
+	for _, s := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1} {
+		b.g1.unpin(s)
+	}
+	b.g2.unpin(pk.BG2)
+}

@@ -1,0 +1,111 @@
+package params
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"unsafe"
+
+	"github.com/cuzk/cuzk/core/internal/fileio"
+	"github.com/cuzk/cuzk/core/internal/par"
+)
+
+// A device that streams a section whose host pages were given back reads
+// the section's points from the parameter file as they are stored there
+// (ReadEncoded) and converts them itself: the host then keeps neither a
+// decoded copy nor a second copy of the file. An encoded point is as long
+// as a decoded one (G1 96 bytes, G2 192), so a range of a section maps to
+// the same number of bytes of the file.
+
+// regionRange returns the off-heap section holding all of [p, p+n) and
+// the range's byte offsets in it, or nil when there is none.
+func regionRange(p unsafe.Pointer, n uintptr) (r *hostRegion, lo, hi int) {
+	r = regionOf(uintptr(p))
+	if r == nil || n == 0 {
+		return nil, 0, 0
+	}
+	lo = int(uintptr(p) - r.base())
+	if n > uintptr(len(r.mem)-lo) {
+		return nil, 0, 0
+	}
+	return r, lo, lo + int(n)
+}
+
+// InFile reports whether [p, p+n) lies in one off-heap section that may
+// give its pages back (ReleaseHost) and be read from its file as stored
+// there (ReadEncoded): a section read again onto the host (EnsureHost)
+// stays there.
+func InFile(p unsafe.Pointer, n uintptr) bool {
+	r, _, _ := regionRange(p, n)
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.held
+}
+
+// Released reports whether a page of [p, p+n) has been given back: its
+// points are not on the host (EnsureHost decodes them again; ReadEncoded
+// reads them as the file stores them).
+func Released(p unsafe.Pointer, n uintptr) bool {
+	r, lo, hi := regionRange(p, n)
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.anyFreed(lo/pageSize, (hi+pageSize-1)/pageSize)
+}
+
+// readPiece is the least a goroutine of ReadEncoded reads.
+const readPiece = 64 << 20
+
+// ReadEncoded reads into dst the points at [p, p+n) of an off-heap section
+// as its file stores them (len(dst) = n, whole points), on every core:
+// the file must be the one loaded, unchanged (its stamp is compared, and a
+// short read is an error).
+func ReadEncoded(p unsafe.Pointer, n uintptr, dst []byte) error {
+	r, lo, hi := regionRange(p, n)
+	switch {
+	case r == nil:
+		return fmt.Errorf("params: %d bytes at %p are not a section read from a file", n, p)
+	case lo%r.size != 0 || (hi-lo)%r.size != 0 || len(dst) != hi-lo:
+		return fmt.Errorf("params: %d bytes at offset %d of a section of %d-byte points (into %d bytes): not whole points", hi-lo, lo, r.size, len(dst))
+	}
+	f, err := os.Open(r.src.path)
+	if err != nil {
+		return fmt.Errorf("params: reading points again: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("params: reading points again: %w", err)
+	}
+	if fileio.StampOfInfo(st) != r.src.stamp {
+		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
+	}
+	at := int64(r.off) + int64(lo) // the file's bytes of point lo/size
+	pieces := max(1, min(runtime.GOMAXPROCS(0), len(dst)/readPiece))
+	per := (len(dst)/pieces + r.size - 1) / r.size * r.size
+	errs := make([]error, pieces)
+	par.For(pieces, func(k int) {
+		from, to := min(k*per, len(dst)), min((k+1)*per, len(dst))
+		if from == to {
+			return
+		}
+		if _, err := f.ReadAt(dst[from:to], at+int64(from)); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			errs[k] = fmt.Errorf("params: %s: reading points again: %w", r.src.path, err)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

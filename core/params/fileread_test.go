@@ -1,0 +1,84 @@
+package params
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/stretchr/testify/require"
+)
+
+// A released section's points read as the file stores them: each range
+// decodes (the loader's decoder) to the points a key read onto the heap
+// has, and is the points' uncompressed encoding byte for byte; the host
+// pages stay given back.
+func TestReadEncodedGivesTheFilesPoints(t *testing.T) {
+	path := tiledFile(t)
+	ref, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	p, n := spanOf(pk.L)
+	require.True(t, InFile(p, n))
+	require.False(t, Released(p, n), "on the host until given back")
+	require.False(t, InFile(spanOf(ref.L)), "heap memory is not read from the file")
+	require.False(t, Released(spanOf(ref.L)))
+	pk.ReleaseHost(true)
+	require.True(t, Released(p, n))
+	before := pk.HostBytes()
+
+	for _, r := range [][2]int{{0, 1}, {0, 15000}, {1, 14999}, {7000, 9123}, {14999, 15000}} {
+		lo, hi := r[0], r[1]
+		dst := make([]byte, (hi-lo)*G1Uncompressed)
+		p, n := spanOf(pk.L[lo:hi])
+		require.NoError(t, ReadEncoded(p, n, dst))
+		for i := lo; i < hi; i++ {
+			var got bls.G1Affine
+			enc := dst[(i-lo)*G1Uncompressed:]
+			require.NoError(t, decodeG1(enc, &got, false))
+			require.Equal(t, ref.L[i], got, "L[%d]", i)
+			want := ref.L[i].RawBytes()
+			require.Equal(t, want[:], enc[:G1Uncompressed])
+		}
+	}
+	dst := make([]byte, len(pk.BG2)*G2Uncompressed)
+	require.NoError(t, ReadEncoded(unsafe.Pointer(unsafe.SliceData(pk.BG2)), uintptr(len(dst)), dst))
+	for i := range pk.BG2 {
+		var got bls.G2Affine
+		require.NoError(t, decodeG2(dst[i*G2Uncompressed:], &got, false))
+		require.Equal(t, ref.BG2[i], got, "B_G2[%d]", i)
+	}
+	require.Equal(t, before, pk.HostBytes(), "nothing decoded onto the host")
+
+	// Not whole points, past the section, the wrong length: refused.
+	require.ErrorContains(t, ReadEncoded(unsafe.Add(p, 1), 96, make([]byte, 96)), "not whole points")
+	require.ErrorContains(t, ReadEncoded(p, 95, make([]byte, 95)), "not whole points")
+	require.ErrorContains(t, ReadEncoded(p, 96, make([]byte, 192)), "not whole points")
+	require.ErrorContains(t, ReadEncoded(p, n+96, make([]byte, n+96)), "not a section")
+	hp, hn := spanOf(ref.L)
+	require.ErrorContains(t, ReadEncoded(hp, hn, make([]byte, hn)), "not a section")
+	runtime.KeepAlive(pk)
+}
+
+// A file changed or cut since the load is not read in place of the
+// released points.
+func TestReadEncodedOfAChangedFile(t *testing.T) {
+	path := tiledFile(t)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	p, n := spanOf(pk.L)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	time.Sleep(10 * time.Millisecond) // a new modification time
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	require.ErrorContains(t, ReadEncoded(p, n, make([]byte, n)), "changed since it was loaded")
+	require.NoError(t, os.Truncate(path, 1000))
+	require.Error(t, ReadEncoded(p, n, make([]byte, n)))
+	require.NoError(t, os.Remove(path))
+	require.ErrorContains(t, ReadEncoded(p, n, make([]byte, n)), "reading points again")
+	runtime.KeepAlive(pk) // its sections are unmapped with it
+}
