@@ -47,11 +47,6 @@ func (s *devStream) freeRaw(slot int) {
 	}
 }
 
-// span is the host bytes of points.
-func span[P any](points []P) (unsafe.Pointer, uintptr) {
-	return unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points)) * uintptr(pointBytes[P]())
-}
-
 // errFromFile: a set whose pages were given back is not page-locked; it
 // streams from the file.
 var errFromFile = errors.New("cuda: the points stream from their file: their host pages were given back")

@@ -127,15 +127,20 @@ func onHost[P any](points []P) error {
 	if len(points) == 0 {
 		return nil
 	}
-	return params.EnsureHost(unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points))*uintptr(pointBytes[P]()))
+	return params.EnsureHost(span(points))
 }
 
 // offHost gives back the host pages of points, which the device holds
 // (params.ReleaseHost: only a key's off-heap sections are).
 func offHost[P any](points []P) {
 	if len(points) > 0 {
-		params.ReleaseHost(unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points))*uintptr(pointBytes[P]()))
+		params.ReleaseHost(span(points))
 	}
+}
+
+// span is the host bytes of points.
+func span[P any](points []P) (unsafe.Pointer, uintptr) {
+	return unsafe.Pointer(unsafe.SliceData(points)), uintptr(len(points)) * uintptr(pointBytes[P]())
 }
 
 func pointBytes[P any]() uint64 {
@@ -618,8 +623,8 @@ func (r *residency[P, R, PR]) forget(points []P) {
 		return
 	}
 	r.freeStreamer()
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(points)))
-	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
+	p, n := span(points)
+	lo, hi := uintptr(p), uintptr(p)+n
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
 	r.unpinLocked(lo, hi)
@@ -641,9 +646,8 @@ func (r *residency[P, R, PR]) unpin(points []P) {
 	r.stMu.Lock()
 	r.drainStagedLocked()
 	r.stMu.Unlock()
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(points)))
-	hi := lo + uintptr(len(points))*uintptr(pointBytes[P]())
+	p, n := span(points)
 	r.mem.mu.Lock()
 	defer r.mem.mu.Unlock()
-	r.unpinLocked(lo, hi)
+	r.unpinLocked(uintptr(p), uintptr(p)+n)
 }
