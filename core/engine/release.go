@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -67,16 +68,11 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 // if every device can read those from the file as they go
 // (backend.FileStreamer): their page-locking is undone first.
 func (e *Engine) releaseHost(pk *params.ProvingKey) {
-	if len(e.devices) == 0 {
+	withG2, ok := e.allGPUs()
+	if !ok {
 		return
 	}
-	withG2, held, fromFile := true, true, e.adm.budget > 0 && pk.HostBytes() > e.adm.budget/2
-	for _, d := range e.devices {
-		if d.kind == "cpu" || d.lock.failed() != nil {
-			return
-		}
-		withG2 = withG2 && d.plan.G2OnGPU
-	}
+	held, fromFile := true, e.overHalfBudget(pk.HostBytes())
 	for _, d := range e.devices {
 		h, f := d.caps.Holds, d.caps.FromFile
 		held = held && h != nil && h.HoldsKey(pk, d.plan.G2OnGPU)
@@ -93,6 +89,30 @@ func (e *Engine) releaseHost(pk *params.ProvingKey) {
 	before := pk.HostBytes()
 	pk.ReleaseHost(withG2)
 	e.log.Debug("engine: parameters held by the devices or read from the file; host pages given back", "bytes", before-pk.HostBytes(), "streamed_from_file", !held)
+}
+
+// allGPUs reports whether the engine has devices, every one a GPU in
+// service, and whether all of them run the G2 MSM (gpus.g2_on_gpu): only
+// then may a key's host pages go (B_G2's with withG2).
+func (e *Engine) allGPUs() (withG2, ok bool) {
+	if len(e.devices) == 0 {
+		return false, false
+	}
+	withG2 = true
+	for _, d := range e.devices {
+		if d.kind == "cpu" || d.lock.failed() != nil {
+			return false, false
+		}
+		withG2 = withG2 && d.plan.G2OnGPU
+	}
+	return withG2, true
+}
+
+// overHalfBudget reports whether a key of bytes on the host is over half
+// the memory budget: its devices then read the sets they stream from its
+// file rather than from a host copy.
+func (e *Engine) overHalfBudget(bytes uint64) bool {
+	return e.adm.budget > 0 && bytes > e.adm.budget/2
 }
 
 // prefillPartitions is how many partitions' buffers a loaded key's
@@ -251,7 +271,23 @@ func (k *keyUses) release(pk *params.ProvingKey) {
 // offering it would skip the manifest. A device out of service is passed
 // over, and one whose check fails with backend.ErrDeviceFailed goes out of
 // service as if a partition had met the error.
-func (e *Engine) SubgroupChecker() params.SubgroupChecker {
+func (e *Engine) SubgroupChecker() params.SubgroupChecker { return e.LoadChecker(0) }
+
+// LoadChecker is SubgroupChecker for loading a parameter file of
+// fileBytes (0: unknown). A key that WarmKey would give back for its
+// devices to stream from its file (over half the memory budget, every
+// device a backend.FileStreamer) gives back each range's host pages as
+// soon as a device has checked or taken it, while the rest of the file
+// decodes, instead of once the whole key is on the host: under a device
+// memory cap a 2^27-domain key's streamed sets (~60 GB) beside its file
+// in /dev/shm would not fit a 125 GiB host. B_G2's pages go only where
+// every device runs the G2 MSM.
+func (e *Engine) LoadChecker(fileBytes int64) params.SubgroupChecker {
+	withG2, release := e.allGPUs()
+	release = release && fileBytes > 0 && e.overHalfBudget(uint64(fileBytes))
+	for _, d := range e.devices {
+		release = release && d.caps.FromFile != nil
+	}
 	for _, d := range e.devices {
 		if _, isCPU := d.be.(*cpu.Backend); isCPU || d.kind == "cpu" || d.lock.failed() != nil {
 			continue
@@ -262,7 +298,7 @@ func (e *Engine) SubgroupChecker() params.SubgroupChecker {
 		}
 		dc := deviceChecker{e: e, d: d, c: c}
 		if rc, ok := c.(params.RangeChecker); ok {
-			return rangeDeviceChecker{dc, rc}
+			return rangeDeviceChecker{dc, rc, release, release && withG2}
 		}
 		return dc
 	}
@@ -295,30 +331,63 @@ func (c deviceChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
 	return i, c.fail(err)
 }
 
-// rangeDeviceChecker is deviceChecker for a params.RangeChecker.
+// rangeDeviceChecker is deviceChecker for a params.RangeChecker; with
+// releaseG1 (releaseG2) a G1 (G2) section's ranges give their host pages
+// back once the device has them (LoadChecker).
 type rangeDeviceChecker struct {
 	deviceChecker
-	rc params.RangeChecker
+	rc                   params.RangeChecker
+	releaseG1, releaseG2 bool
 }
 
 func (c rangeDeviceChecker) BeginG1(p []bls.G1Affine) params.SectionCheck {
-	return deviceSection{c.deviceChecker, c.rc.BeginG1(p)}
+	return deviceSection{c.deviceChecker, c.rc.BeginG1(p), releaser(p, c.releaseG1)}
 }
 
 func (c rangeDeviceChecker) BeginG2(p []bls.G2Affine) params.SectionCheck {
-	return deviceSection{c.deviceChecker, c.rc.BeginG2(p)}
+	return deviceSection{c.deviceChecker, c.rc.BeginG2(p), releaser(p, c.releaseG2)}
+}
+
+// releaser returns what gives back the host pages of points[from:to]
+// (params.ReleaseHost), or nil when on is false.
+func releaser[P any](points []P, on bool) func(from, to int) {
+	if !on {
+		return nil
+	}
+	return func(from, to int) {
+		if from < to {
+			params.ReleaseHost(unsafe.Pointer(&points[from]), uintptr(to-from)*unsafe.Sizeof(points[0]))
+		}
+	}
 }
 
 type deviceSection struct {
-	c deviceChecker
-	s params.SectionCheck
+	c       deviceChecker
+	s       params.SectionCheck
+	release func(from, to int) // nil: the pages stay
 }
 
 func (s deviceSection) Check(from, to int) (int, error) {
 	i, err := s.s.Check(from, to)
+	if err == nil && i < 0 {
+		s.released(from, to)
+	}
 	return i, s.c.fail(err)
 }
 
-func (s deviceSection) Fill(from, to int) error { return s.c.fail(s.s.Fill(from, to)) }
+func (s deviceSection) Fill(from, to int) error {
+	err := s.s.Fill(from, to)
+	if err == nil {
+		s.released(from, to)
+	}
+	return s.c.fail(err)
+}
+
+// released gives back the pages of a range the device has taken.
+func (s deviceSection) released(from, to int) {
+	if s.release != nil {
+		s.release(from, to)
+	}
+}
 
 func (s deviceSection) Done(complete bool) { s.s.Done(complete) }

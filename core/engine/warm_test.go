@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"unsafe"
@@ -261,6 +263,134 @@ func TestWarmKeyReleasesAKeyStreamedFromItsFile(t *testing.T) {
 			require.NoError(t, e.WarmKey(f.circuit.PK))
 			require.Equal(t, tc.unpins, dev.unpins)
 			e.Close()
+		})
+	}
+}
+
+// streamingChecker is a fileDevice whose subgroup check takes each range
+// without keeping it, as a GPU does a set it streams under a memory cap:
+// it checks the points on the CPU and leaves their host pages alone.
+// With noFile it is no backend.FileStreamer.
+type streamingChecker struct {
+	fileDevice
+	noFile bool
+}
+
+func (d *streamingChecker) Capabilities() backend.Capabilities {
+	c := d.fileDevice.Capabilities()
+	c.Subgroup = d
+	if d.noFile {
+		c.FromFile = nil
+	}
+	return c
+}
+
+func (d *streamingChecker) CheckSubgroupG1(p []bls.G1Affine) (int, error) {
+	return params.CPUChecker{}.CheckSubgroupG1(p)
+}
+
+func (d *streamingChecker) CheckSubgroupG2(p []bls.G2Affine) (int, error) {
+	return params.CPUChecker{}.CheckSubgroupG2(p)
+}
+
+func (d *streamingChecker) BeginG1(p []bls.G1Affine) params.SectionCheck {
+	return cpuSection[bls.G1Affine]{p, d.CheckSubgroupG1}
+}
+
+func (d *streamingChecker) BeginG2(p []bls.G2Affine) params.SectionCheck {
+	return cpuSection[bls.G2Affine]{p, d.CheckSubgroupG2}
+}
+
+type cpuSection[P any] struct {
+	points []P
+	check  func([]P) (int, error)
+}
+
+func (s cpuSection[P]) Check(from, to int) (int, error) {
+	bad, err := s.check(s.points[from:to])
+	if bad >= 0 {
+		bad += from
+	}
+	return bad, err
+}
+
+func (cpuSection[P]) Fill(int, int) error { return nil }
+func (cpuSection[P]) Done(bool)           {}
+
+// tiledKeyFile writes a key whose sections are each over a MiB (read off
+// the heap by the library's loads), its tiles multiples of the generators.
+func tiledKeyFile(t *testing.T) string {
+	t.Helper()
+	_, _, g1, g2 := bls.Generators()
+	s := make([]fr.Element, 64)
+	for i := range s {
+		s[i].SetUint64(uint64(i + 2))
+	}
+	t1 := bls.BatchScalarMultiplicationG1(&g1, s)
+	t2 := bls.BatchScalarMultiplicationG2(&g2, s)
+	vk := &params.VerifyingKey{Alpha1: t1[0], Beta1: t1[1], Delta1: t1[2], Beta2: t2[0], Gamma2: t2[1], Delta2: t2[2], IC: t1[:3]}
+	path := filepath.Join(t.TempDir(), "tiled.params")
+	layout := params.TiledLayout{H: 20000, L: 15000, A: 12000, BG1: 11000, BG2: 6000}
+	require.NoError(t, params.WriteTiledFile(path, vk, layout, t1, t2))
+	return path
+}
+
+// A key over half the budget that the devices stream from its file gives
+// its pages back range by range while it loads, checked or not (a 2^27
+// key's streamed sets beside its file would not fit the host), B_G2's
+// only where the G2 MSM runs on the device; a smaller key, a device that
+// cannot stream from the file, or an unknown size keep them. The points
+// read back from the file are the ones loaded.
+func TestLoadGivesBackAKeyStreamedFromItsFile(t *testing.T) {
+	path := tiledKeyFile(t)
+	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	all := ref.HostBytes()
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name          string
+		budget        uint64
+		size          int64
+		fromFile, g2  bool
+		skip          bool // unchecked: each range filled
+		released, bg2 bool // G1 sections given back; B_G2's too
+	}{
+		{"over half the budget, checked", 2*all - 1, fi.Size(), true, true, false, true, true},
+		{"over half the budget", 2*all - 1, fi.Size(), true, true, true, true, true},
+		{"the G2 MSM on the CPU", 2*all - 1, fi.Size(), true, false, true, true, false},
+		{"within half the budget", 64 * all, fi.Size(), true, true, true, false, false},
+		{"the device cannot", 2*all - 1, fi.Size(), false, true, true, false, false},
+		{"size unknown", 2*all - 1, 0, true, true, true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Memory.Budget = config.AutoSize(tc.budget)
+			cfg.GPUs.G2OnGPU = tc.g2
+			dev := &streamingChecker{fileDevice{residentDevice: residentDevice{warmed: map[uintptr]int{}}, streams: true}, !tc.fromFile}
+			e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
+			c := e.LoadChecker(tc.size)
+			require.Same(t, dev, checkerOf(c))
+			pk, err := params.ReadProvingKey(path, params.Options{Checker: c, SkipSubgroupCheck: tc.skip, OffHeap: true, NbTasks: 2})
+			require.NoError(t, err)
+			g1 := 96 * uint64(len(pk.H)+len(pk.L)+len(pk.A)+len(pk.BG1))
+			left := pk.HostBytes()
+			switch {
+			case tc.bg2:
+				require.Less(t, left, all/10, "every section given back as it loaded")
+			case tc.released:
+				require.Less(t, left, all-g1*9/10, "the G1 sections given back")
+				require.Greater(t, left, 192*uint64(len(pk.BG2)), "B_G2 kept")
+			default:
+				require.Equal(t, all, left, "nothing given back")
+			}
+			for _, s := range [][]bls.G1Affine{pk.H, pk.L, pk.A, pk.BG1} {
+				require.NoError(t, params.EnsureHost(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s))*96))
+			}
+			require.NoError(t, params.EnsureHost(unsafe.Pointer(unsafe.SliceData(pk.BG2)), uintptr(len(pk.BG2))*192))
+			require.Equal(t, ref.H, pk.H)
+			require.Equal(t, ref.L, pk.L)
+			require.Equal(t, ref.BG2, pk.BG2)
 		})
 	}
 }

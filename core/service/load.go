@@ -2,6 +2,7 @@ package service
 
 import (
 	"cmp"
+	"os"
 	"time"
 
 	"github.com/cuzk/cuzk/core/filekind"
@@ -32,9 +33,10 @@ func (s *Service) SetDefaultRecordDir(dir string) {
 	s.recordDir = dir
 }
 
-// subgroupChecker returns the checker to use: the one set, else a
-// device's, else nil (the CPU).
-func (s *Service) subgroupChecker() params.SubgroupChecker {
+// subgroupChecker returns the checker to load path with: the one set,
+// else a device's (engine.LoadChecker: a key the devices stream from its
+// file gives its pages back as it decodes), else nil (the CPU).
+func (s *Service) subgroupChecker(path string) params.SubgroupChecker {
 	s.mu.Lock()
 	c := s.checker
 	s.mu.Unlock()
@@ -45,7 +47,11 @@ func (s *Service) subgroupChecker() params.SubgroupChecker {
 	if err != nil {
 		return nil // the engine reports its own error on first use
 	}
-	return eng.SubgroupChecker()
+	var size int64
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	return eng.LoadChecker(size)
 }
 
 // loadOptions returns how to read path: trusted (by the caller or the
@@ -58,7 +64,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 	opt := params.Options{SkipSubgroupCheck: trusted || cfg.SRS.SkipSubgroupCheck, OffHeap: true}
 	if opt.SkipSubgroupCheck {
 		// Unchecked, but a device still takes the points as they decode.
-		opt.Checker = s.subgroupChecker()
+		opt.Checker = s.subgroupChecker(path)
 		return opt
 	}
 	s.mu.Lock()
@@ -69,7 +75,7 @@ func (s *Service) loadOptions(path string, trusted bool) params.Options {
 		opt.Record = s.records[dir]
 	}
 	s.mu.Unlock()
-	opt.Checker = s.subgroupChecker()
+	opt.Checker = s.subgroupChecker(path)
 	opt.Manifest = params.ManifestUnlessChecker(opt.Checker)
 	opt.Progress = progress.RateLimited(progressEvery, progress.Log(s.log, "cuzk: loading parameters", "path", path))
 	return opt
