@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On an H200 host (141 GiB device memory, 125 GiB RAM, 64 GiB disk), from
+# the repository root, with bin/cuzk, build/libcuzk.so, build/dropin_bench
+# and build/cuda.test copied from a build machine: a 32 GiB PoRep
+# partition's size (a domain of 2^27 rows, 3% non-boolean, tiled key)
+# through generate_groth16_proofs_c, in two runs of under ten minutes.
+#   usage: tests/dropin/porep27.sh [prepare] [run]   (no argument: both)
+# prepare: libcuzk_cuda.so built with nvcc when it was not copied, the GPU
+#          correctness tests at CORRECT_SIZES (default 10,16,20; empty:
+#          none) beside the lean prepare (~290 s): the 71 GB key in
+#          /dev/shm, the 16 GiB dump on disk, no circuit or witness file
+# run:     under each device-memory cap in CAPS (GiB, default "24 16"):
+#          one circuit a call, CALLS (default 3) calls; then resident, as
+#          bellperson calls it (no configuration but verify_proofs =
+#          false: a tiled key's proofs do not verify): 10 circuits a call
+#          passing one a, b, c (a PoRep's ten partitions), two calls (the
+#          first after create_SRS, a warm one), the file removed once
+#          create_SRS returns. Each run's first proof is compared byte for
+#          byte with the resident call's (same assignment, r and s).
+# Summaries in $OUT/27-*.txt, the bench logs (debug timelines) in
+# $OUT/27.tgz.
+set -uo pipefail
+out=${OUT:-/tmp/cuzk-porep27-out}
+mkdir -p "$out"
+steps=${*:-prepare run}
+has() { [[ " $steps " == *" $1 "* ]]; }
+caps=${CAPS:-24 16}
+calls=${CALLS:-3}
+sizes=${CORRECT_SIZES-10,16,20}
+export DROPIN_LOG2=27 DROPIN_KEY=tiled DROPIN_PARAMS_DIR=/dev/shm/cuzk DROPIN_LEAN=1
+params=/dev/shm/cuzk/2^27/c.params
+dump=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^27/dump1
+if [ ! -f build/libcuzk_cuda.so ]; then
+  start=$(date +%s)
+  make -j16 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$PWD/build" BENCH=1 >"$out/27-build.log" 2>&1 || {
+    tail -20 "$out/27-build.log"
+    exit 1
+  }
+  echo "libcuzk_cuda.so built in $(($(date +%s) - start)) s"
+fi
+export CUZK_CUDA_LIB=$PWD/build/libcuzk_cuda.so
+if has prepare; then
+  if [ -s "$params" ] && [ -s "$dump" ]; then
+    echo "prepared before: $params and $dump kept" | tee "$out/27-prepare.txt"
+  else
+    (OUT=$out/prep tests/dropin/device.sh prepare >"$out/27-prepare.txt" 2>&1
+      echo "prepare rc=$?" >>"$out/27-prepare.txt") &
+  fi
+  if [ -n "$sizes" ]; then
+    CUZK_CUDA_REQUIRED=1 CUZK_CUDA_SIZES=$sizes ./build/cuda.test -test.v -test.count=1 \
+      -test.skip 'Bench|^TestABIGenerated$' >"$out/27-correct.log" 2>&1
+    echo "correct rc=$?" >>"$out/27-correct.log"
+    grep -E '^--- FAIL|^(PASS|FAIL)$|rc=|^--- PASS: TestStreamedSet' "$out/27-correct.log"
+  fi
+  wait
+  cat "$out/27-prepare.txt"
+fi
+# bench LABEL CONFIG ARGS...: one bench run, its summary in $OUT/27-LABEL.txt
+bench() {
+  local label=$1 cfg=$2
+  shift 2
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader >"$out/27-$label.txt" 2>&1
+  free -g | head -2 >>"$out/27-$label.txt"
+  local start rc
+  start=$(date +%s)
+  CUZK_LOG_LEVEL=debug build/dropin_bench --params "$params" --dump "$dump" --mode sync \
+    --config "verify_proofs = false"$'\n'"$cfg" --no-verify --shared-abc --proofs-out "$out/27-$label.proof" "$@" \
+    >"$out/27-$label.log" 2>&1
+  rc=$?
+  {
+    echo "exit $rc, $(($(date +%s) - start)) s"
+    sed -n '/^drop-in bench/,/^proofs:/p' "$out/27-$label.log"
+    grep -E '^metric ' "$out/27-$label.log"
+  } >>"$out/27-$label.txt"
+  echo "== $label"
+  grep -E '^exit|circuit, (min|median)|^call|first|^peak|device memory|utilisation, mean|^proofs' "$out/27-$label.txt"
+}
+if has run; then
+  [ -s "$params" ] && [ -s "$dump" ] || { echo "run: no $params or $dump (run prepare first)"; exit 1; }
+  for cap in $caps; do
+    bench "cap$cap" $'[gpus]\nmax_device_memory = "'"$cap"'GiB"' --circuits 1 --calls "$calls"
+  done
+  bench resident "" --circuits 10 --calls 2 --unlink-params
+  ref=$out/27-resident.proof
+  for cap in $caps; do
+    f=$out/27-cap$cap.proof
+    if [ -s "$ref" ] && [ -s "$f" ] && cmp -s <(head -c 384 "$ref") "$f"; then
+      echo "the proof under a $cap GiB cap equals the resident call's first, byte for byte"
+    else
+      echo "FAIL: the proof under a $cap GiB cap differs from the resident call's first (or one is missing)"
+    fi
+  done
+  (cd "$out" && tar czf 27.tgz -- 27-*.log && rm -f -- 27-*.log)
+fi
