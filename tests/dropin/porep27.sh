@@ -27,10 +27,13 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 caps=${CAPS:-24 16}
 calls=${CALLS:-3}
 sizes=${CORRECT_SIZES-10,16,20}
-export DROPIN_LOG2=27 DROPIN_KEY=tiled DROPIN_PARAMS_DIR=/dev/shm/cuzk DROPIN_LEAN=1
-params=/dev/shm/cuzk/2^27/c.params
-dump=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^27/dump1
-if [ ! -f build/libcuzk_cuda.so ]; then
+# DROPIN_LOG2 (default 27) and DROPIN_PARAMS_DIR (/dev/shm/cuzk) rehearse
+# the steps at a small size.
+S=${DROPIN_LOG2:-27}
+export DROPIN_LOG2=$S DROPIN_KEY=tiled DROPIN_PARAMS_DIR=${DROPIN_PARAMS_DIR:-/dev/shm/cuzk} DROPIN_LEAN=1
+params=$DROPIN_PARAMS_DIR/2^$S/c.params
+dump=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^$S/dump1
+if [ ! -f build/libcuzk_cuda.so ] && command -v nvcc >/dev/null; then
   start=$(date +%s)
   make -j16 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$PWD/build" BENCH=1 >"$out/27-build.log" 2>&1 || {
     tail -20 "$out/27-build.log"
