@@ -80,6 +80,8 @@ type pool struct {
 	// the buffers it locked, which are unpinned before they are unmapped.
 	pinner backend.HostPinner
 	pinned map[*fr.Element]bool
+	// pinnedBytes is their bytes, peakPinned its high-water mark (p.mu)
+	pinnedBytes, peakPinned uint64
 	// log, when set, has a debug line for each buffer mapped or freed
 	// (page-locking costs hundreds of ms a GiB: where a call's time goes)
 	log       *slog.Logger
@@ -143,6 +145,8 @@ func (p *pool) alloc(n int) ([]fr.Element, error) {
 		} else {
 			p.mu.Lock()
 			p.pinned[&buf[0]] = true
+			p.pinnedBytes += uint64(n * elemSize)
+			p.peakPinned = max(p.peakPinned, p.pinnedBytes)
 			p.mu.Unlock()
 		}
 	}
@@ -255,6 +259,9 @@ func (p *pool) unmap(buf []fr.Element) {
 	p.mu.Lock()
 	wasPinned := p.pinned[&buf[0]]
 	delete(p.pinned, &buf[0])
+	if wasPinned {
+		p.pinnedBytes -= uint64(size)
+	}
 	p.mu.Unlock()
 	if wasPinned {
 		if err := p.pinner.Unpin(buf); err != nil {
@@ -343,17 +350,19 @@ type poolStats struct {
 	MaxConcurrent int64  `json:"max_concurrent_frees"`
 	// Pinned counts buffers page-locked for a GPU; PinErrors the buffers
 	// that could not be (they are still used, copied more slowly).
-	Pinned    int    `json:"pinned_buffers"`
-	PinErrors int64  `json:"pin_errors"`
-	PinError  string `json:"last_pin_error,omitempty"`
+	Pinned      int    `json:"pinned_buffers"`
+	PinnedBytes uint64 `json:"pinned_bytes"`
+	PeakPinned  uint64 `json:"peak_pinned_bytes"`
+	PinErrors   int64  `json:"pin_errors"`
+	PinError    string `json:"last_pin_error,omitempty"`
 }
 
 func (p *pool) stats() poolStats {
 	p.mu.Lock()
-	pooled, pinned := p.pooled, len(p.pinned)
+	pooled, pinned, pinnedBytes, peakPinned := p.pooled, len(p.pinned), p.pinnedBytes, p.peakPinned
 	p.mu.Unlock()
 	last, _ := p.pinErr.Load().(string)
 	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), PeakMapped: p.peakMapped.Load(), Allocs: p.allocs.Load(),
 		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load(),
-		Pinned: pinned, PinErrors: p.pinErrors.Load(), PinError: last}
+		Pinned: pinned, PinnedBytes: pinnedBytes, PeakPinned: peakPinned, PinErrors: p.pinErrors.Load(), PinError: last}
 }

@@ -724,8 +724,10 @@ type pinBackend struct {
 	pinned map[*fr.Element]bool
 	pins   int
 	unpins int
-	fail   bool
-	bad    []string
+	// bytes is the bytes locked now, peak its high-water mark
+	bytes, peak uint64
+	fail        bool
+	bad         []string
 	// pinnedMSMs counts G1 MSMs over scalars in a pinned buffer, by length
 	pinnedMSMs map[int]int
 }
@@ -758,6 +760,8 @@ func (b *pinBackend) Pin(buf []fr.Element) error {
 	}
 	b.pinned[&buf[0]] = true
 	b.pins++
+	b.bytes += uint64(len(buf)) * 32
+	b.peak = max(b.peak, b.bytes)
 	return nil
 }
 
@@ -769,6 +773,7 @@ func (b *pinBackend) Unpin(buf []fr.Element) error {
 	}
 	delete(b.pinned, &buf[0])
 	b.unpins++
+	b.bytes -= uint64(len(buf)) * 32
 	return nil
 }
 
@@ -789,6 +794,9 @@ func TestPooledBuffersArePinnedOnce(t *testing.T) {
 	require.Positive(t, st.Reuses, "buffers were recycled")
 	require.EqualValues(t, st.Allocs, be.pins, "every new buffer pinned once, recycled ones not again")
 	require.Equal(t, st.Pinned, len(be.pinned))
+	require.Equal(t, be.bytes, st.PinnedBytes, "the bytes locked now")
+	require.Equal(t, be.peak, st.PeakPinned, "the most locked at once")
+	require.Positive(t, st.PinnedBytes)
 	e.Close()
 	require.Equal(t, be.pins, be.unpins, "every pinned buffer unpinned before it is unmapped")
 	require.Empty(t, be.pinned)
@@ -803,4 +811,5 @@ func TestPooledBuffersArePinnedOnce(t *testing.T) {
 	require.Positive(t, st.PinErrors)
 	require.Contains(t, st.PinError, errInjected.Error())
 	require.Zero(t, st.Pinned)
+	require.Zero(t, st.PeakPinned)
 }

@@ -995,6 +995,14 @@ int main(int argc, char** argv) {
     double held_peak = json_number(status, "device_memory_peak_bytes") / (1024.0 * 1024.0 * 1024.0);
     double held_cap = json_number(status, "device_memory_cap_bytes") / (1024.0 * 1024.0 * 1024.0);
     double streamed = json_number(status, "device_streamed_bytes") / (1024.0 * 1024.0 * 1024.0);
+    /* host memory: the resolved budget, the most reserved in it by the
+     * partitions at once, the loaded parameters' host bytes held in it,
+     * and the most page-locked at once by the buffer pool */
+    static const double gib = 1024.0 * 1024.0 * 1024.0;
+    double budget = json_number(status, "budget_bytes") / gib;
+    double reserved_peak = json_number(status, "peak_reserved_bytes") / gib;
+    double params_held = json_number(status, "parameters_bytes") / gib;
+    double locked_peak = json_number(status, "peak_pinned_bytes") / gib;
     double copy_s = json_number(status, "device_streamed_copy_seconds");
     double dev_busy[64]; /* the engine's busy seconds per device, in its status order */
     int ndev_busy = json_numbers(status, "busy_seconds", dev_busy, 64);
@@ -1131,6 +1139,16 @@ int main(int argc, char** argv) {
                held_cap > 0 ? held_cap : 0);
         metric(NULL, "device_memory_peak", held_peak, "GiB");
         metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
+    }
+    if (budget > 0) {
+        printf("%-32s %12.3f  GiB\n", "host memory budget (resolved)", budget);
+        printf("%-32s %12.3f  GiB\n", "  peak reserved by partitions", reserved_peak);
+        printf("%-32s %12.3f  GiB\n", "  parameters held in it", params_held);
+        printf("%-32s %12.3f  GiB\n", "  peak page-locked (pool)", locked_peak);
+        metric(NULL, "memory_budget", budget, "GiB");
+        metric(NULL, "peak_reserved", reserved_peak, "GiB");
+        metric(NULL, "params_held", params_held, "GiB");
+        metric(NULL, "peak_page_locked", locked_peak, "GiB");
     }
     if (streamed > 0) { /* point sets streamed under the cap, every partition of every mode */
         double parts = 0;
