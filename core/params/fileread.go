@@ -3,7 +3,6 @@ package params
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"unsafe"
 
@@ -74,16 +73,12 @@ func ReadEncoded(p unsafe.Pointer, n uintptr, dst []byte) error {
 	case lo%r.size != 0 || (hi-lo)%r.size != 0 || len(dst) != hi-lo:
 		return fmt.Errorf("params: %d bytes at offset %d of a section of %d-byte points (into %d bytes): not whole points", hi-lo, lo, r.size, len(dst))
 	}
-	f, err := os.Open(r.src.path)
-	if err != nil {
-		return fmt.Errorf("params: reading points again: %w", err)
-	}
-	defer f.Close()
+	f := r.src.f // kept open since the load: the file loaded, even if removed since
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("params: reading points again: %w", err)
 	}
-	if fileio.StampOfInfo(st) != r.src.stamp {
+	if !r.src.stamp.Unwritten(fileio.StampOfInfo(st)) {
 		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
 	}
 	at := int64(r.off) + int64(lo) // the file's bytes of point lo/size

@@ -2,6 +2,7 @@ package params
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -78,7 +79,68 @@ func TestReadEncodedOfAChangedFile(t *testing.T) {
 	require.ErrorContains(t, ReadEncoded(p, n, make([]byte, n)), "changed since it was loaded")
 	require.NoError(t, os.Truncate(path, 1000))
 	require.Error(t, ReadEncoded(p, n, make([]byte, n)))
-	require.NoError(t, os.Remove(path))
-	require.ErrorContains(t, ReadEncoded(p, n, make([]byte, n)), "reading points again")
 	runtime.KeepAlive(pk) // its sections are unmapped with it
+}
+
+// The file loaded is the one read again, through a descriptor kept open
+// since the load, and closed with the key: another file renamed over its
+// path is not read in its place, and its removal (a parameter file in
+// /dev/shm removed once loaded) loses nothing.
+func TestReleasedPointsReadFromTheFileLoadedAfterItIsRemoved(t *testing.T) {
+	path := tiledFile(t)
+	ref, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, openDescriptors(t, path), "kept while the key lives")
+	pk.ReleaseHost(true)
+
+	// Another file of the same size over the path, then no file at all.
+	other := path + ".other"
+	require.NoError(t, os.WriteFile(other, make([]byte, fileSize(t, path)), 0o644))
+	require.NoError(t, os.Rename(other, path))
+	l, ln := spanOf(pk.L)
+	dst := make([]byte, ln)
+	require.NoError(t, ReadEncoded(l, ln, dst))
+	for i := range pk.L {
+		want := ref.L[i].RawBytes()
+		require.Equal(t, want[:], dst[i*G1Uncompressed:(i+1)*G1Uncompressed], "L[%d]", i)
+	}
+	require.NoError(t, os.Remove(path))
+	a, an := spanOf(pk.A)
+	require.NoError(t, EnsureHost(a, an))
+	require.Equal(t, ref.A, pk.A)
+	require.NoError(t, ReadEncoded(l, ln, dst))
+	require.Equal(t, ref.L[len(ref.L)-1].Marshal(), pk.L[len(pk.L)-1].Marshal())
+
+	// The key collected: its descriptor closed.
+	pk = nil
+	require.Eventually(t, func() bool {
+		runtime.GC()
+		return openDescriptors(t, path) == 0
+	}, 10*time.Second, 10*time.Millisecond, "the descriptor outlived its key")
+}
+
+// fileSize is the size of the file at path.
+func fileSize(t *testing.T, path string) int {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	return int(st.Size())
+}
+
+// openDescriptors counts this process's descriptors of path, removed or
+// not (Linux's /proc/self/fd).
+func openDescriptors(t *testing.T, path string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	n := 0
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && (target == path || target == path+" (deleted)") {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package params
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -55,10 +56,15 @@ type hostRegion struct {
 	held  bool // needed on the host: never released again
 }
 
-// source is the file a key was read from, as it was then.
+// source is the file a key was read from, as it was then, and a
+// descriptor of it kept open while the key's sections may read it again:
+// the file removed or another renamed over its path after the load (a
+// parameter file in /dev/shm removed to give its pages back) is still
+// the one read.
 type source struct {
 	path  string
 	stamp fileio.Stamp
+	f     *os.File
 }
 
 var regions struct {
@@ -120,27 +126,36 @@ func mapPoints[P bls.G1Affine | bls.G2Affine](n int, opt Options, off int, regs 
 	return unsafe.Slice((*P)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 }
 
-// unmapRegions unregisters and unmaps regs (the key that held them is
-// gone).
-func unmapRegions(regs []*hostRegion) {
+// keyHost is what a key read off the heap holds outside the garbage
+// collector: its sections' mappings and its file's descriptor.
+type keyHost struct {
+	regs []*hostRegion
+	f    *os.File // nil: none kept
+}
+
+// unmapRegions unregisters and unmaps k's regions and closes its file
+// (the key that held them is gone).
+func unmapRegions(k keyHost) {
 	regions.Lock()
-	regions.list = slices.DeleteFunc(regions.list, func(r *hostRegion) bool { return slices.Contains(regs, r) })
+	regions.list = slices.DeleteFunc(regions.list, func(r *hostRegion) bool { return slices.Contains(k.regs, r) })
 	regions.Unlock()
-	for _, r := range regs {
+	for _, r := range k.regs {
 		_ = syscall.Munmap(r.mem)
+	}
+	if k.f != nil {
+		_ = k.f.Close()
 	}
 }
 
-// collectRegions unmaps pk's regions once pk is unreachable; with no key
-// (the load failed, and nothing reads the regions any more), at once.
-func collectRegions(pk *ProvingKey, regs []*hostRegion) {
-	switch {
-	case len(regs) == 0:
-	case pk == nil:
-		unmapRegions(regs)
-	default:
-		runtime.AddCleanup(pk, unmapRegions, regs)
+// collectRegions unmaps pk's regions and closes its file once pk is
+// unreachable; with no key (the load failed, and nothing reads the
+// regions any more) or no regions, at once.
+func collectRegions(pk *ProvingKey, k keyHost) {
+	if pk == nil || len(k.regs) == 0 {
+		unmapRegions(k)
+		return
 	}
+	runtime.AddCleanup(pk, unmapRegions, k)
 }
 
 // ReleaseHost gives back to the system the whole pages of [p, p+n) that
@@ -215,11 +230,12 @@ func (r *hostRegion) anyFreed(from, to int) bool {
 // reload decodes the section's released pages from the file again (r.mu
 // held): every point that overlaps one of them.
 func (r *hostRegion) reload() error {
-	// The stamp of the descriptor read, not of the path: a path that names
-	// another file meanwhile (a symlink flipped) is not read as this one.
-	return fileio.DecodeOpened("params", r.src.path, func(o *fileio.Opened) error {
+	// The descriptor kept since the load, its stamp now: a path that names
+	// another file meanwhile (a symlink flipped) is not read as this one,
+	// and a file written in place since is refused.
+	return fileio.DecodeFile("params", r.src.f, func(o *fileio.Opened) error {
 		data := o.Data
-		if o.Stamp != r.src.stamp || int64(len(data)) != r.src.stamp.Size {
+		if !r.src.stamp.Unwritten(o.Stamp) || int64(len(data)) != r.src.stamp.Size {
 			return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
 		}
 		// Every point on a released page, decoded on every core in runs

@@ -73,7 +73,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		rec = nil
 	}
 	at := time.Now()
-	var regs []*hostRegion
+	var kept keyHost
 	// The stamp, the content key and the points all come from the one
 	// descriptor opened here: taken from the path instead, a symlink
 	// flipped between a good file and a bad one could pair the good file's
@@ -82,7 +82,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		data, before := o.Data, o.Stamp
 		info.Stamp = before
 		if opt.OffHeap {
-			opt.src = &source{path: path, stamp: before}
+			if kept.f, err = o.Keep(); err != nil {
+				return fmt.Errorf("params: %w", err)
+			}
+			opt.src = &source{path: path, stamp: before, f: kept.f}
 		}
 		if rec != nil {
 			info.Key, info.Stamped = rec.keyByStamp(path, before)
@@ -136,7 +139,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 				}
 			})
 		}
-		pk, err = decodeCurve(data, opt, checks, &regs)
+		pk, err = decodeCurve(data, opt, checks, &kept.regs)
 		wg.Wait()
 		if err == nil {
 			err = hashErr
@@ -224,10 +227,10 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		return nil
 	})
 	if err != nil {
-		collectRegions(nil, regs)
+		collectRegions(nil, kept)
 		return nil, LoadInfo{}, err
 	}
-	collectRegions(pk, regs)
+	collectRegions(pk, kept)
 	if rec == nil {
 		info.Key = ContentKey{}
 	}

@@ -15,10 +15,10 @@
 #          false: a tiled key's proofs do not verify): 10 circuits a call
 #          passing one a, b, c (a PoRep's ten partitions), two calls (the
 #          first after create_SRS, a warm one), the file removed once
-#          create_SRS returns. Each run's first proof is compared byte for
+#          create_SRS returns (UNLINK=0: kept). Each run's first proof is compared byte for
 #          byte with the resident call's (same assignment, r and s).
-# Summaries in $OUT/27-*.txt, the bench logs (debug timelines) in
-# $OUT/27.tgz.
+# Summaries in $OUT/27-*.txt, the bench logs (debug timelines) and the
+# host memory sampled each second (27-*.mem.log) in $OUT/27.tgz.
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-porep27-out}
 mkdir -p "$out"
@@ -68,22 +68,36 @@ bench() {
   start=$(date +%s)
   CUZK_LOG_LEVEL=debug build/dropin_bench --params "$params" --dump "$dump" --mode sync \
     --config "verify_proofs = false"$'\n'"$cfg" --no-verify --shared-abc --proofs-out "$out/27-$label.proof" "$@" \
-    >"$out/27-$label.log" 2>&1
+    >"$out/27-$label.log" 2>&1 &
+  local pid=$!
+  # Host memory each second (the process's RSS, the host's available,
+  # shared and page-locked memory, in KiB), kept if the kernel kills it.
+  while kill -0 "$pid" 2>/dev/null; do
+    echo "$(date +%T) rss $(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null)" \
+      "$(awk '/^(MemAvailable|Shmem|Mlocked|AnonPages):/ {printf "%s %s ", $1, $2}' /proc/meminfo)"
+    sleep 1
+  done >"$out/27-$label.mem.log"
+  wait "$pid"
   rc=$?
   {
     echo "exit $rc, $(($(date +%s) - start)) s"
+    grep -m3 '^dropin_bench:' "$out/27-$label.log"
     sed -n '/^drop-in bench/,/^proofs:/p' "$out/27-$label.log"
     grep -E '^metric ' "$out/27-$label.log"
+    awk '$3 > r {r = $3} {for (i = 4; i < NF; i += 2) if ($i == "MemAvailable:" && (a == "" || $(i + 1) < a)) a = $(i + 1)}
+      END {printf "sampled each second: peak RSS %.1f GiB, least available %.1f GiB\n", r / 1048576, a / 1048576}' "$out/27-$label.mem.log"
   } >>"$out/27-$label.txt"
   echo "== $label"
-  grep -E '^exit|circuit, (min|median)|^call|first|^peak|device memory|utilisation, mean|^proofs' "$out/27-$label.txt"
+  grep -E '^exit|circuit, (min|median)|^call|first|^peak|device memory|utilisation, mean|^proofs|^sampled|code [0-9]' "$out/27-$label.txt"
 }
 if has run; then
   [ -s "$params" ] && [ -s "$dump" ] || { echo "run: no $params or $dump (run prepare first)"; exit 1; }
   for cap in $caps; do
     bench "cap$cap" $'[gpus]\nmax_device_memory = "'"$cap"'GiB"' --circuits 1 --calls "$calls"
   done
-  bench resident "" --circuits 10 --calls 2 --unlink-params
+  unlink=--unlink-params
+  [ "${UNLINK:-1}" = 0 ] && unlink=
+  bench resident "" --circuits 10 --calls 2 $unlink
   ref=$out/27-resident.proof
   for cap in $caps; do
     f=$out/27-cap$cap.proof

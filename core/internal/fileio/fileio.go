@@ -112,6 +112,18 @@ func (o *Opened) Restamp() (Stamp, error) {
 	return StampOfInfo(st), nil
 }
 
+// Keep returns a second descriptor of the opened file, which outlives
+// WithOpened (the caller closes it): the file read again later through
+// it (WithFile) is this one, whatever the path names by then or if it is
+// removed.
+func (o *Opened) Keep() (*os.File, error) {
+	fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, o.f.Fd(), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return nil, fmt.Errorf("%s: keeping the file open: %w", o.f.Name(), errno)
+	}
+	return os.NewFile(fd, o.f.Name()), nil
+}
+
 // WithOpened is WithMapped, giving fn the descriptor's stamp beside the
 // bytes.
 func WithOpened(path string, fn func(o *Opened) error) error {
@@ -120,6 +132,20 @@ func WithOpened(path string, fn func(o *Opened) error) error {
 		return err
 	}
 	defer f.Close()
+	return withFile(path, f, st, fn)
+}
+
+// WithFile is WithOpened for a file kept open (Opened.Keep): the stamp
+// is the descriptor's now.
+func WithFile(f *os.File, fn func(o *Opened) error) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return withFile(f.Name(), f, st, fn)
+}
+
+func withFile(path string, f *os.File, st os.FileInfo, fn func(o *Opened) error) error {
 	o := &Opened{Stamp: StampOfInfo(st), f: f}
 	if st.Size() == 0 {
 		return fn(o)
@@ -155,8 +181,17 @@ func Decode(pkg, path string, decode func(data []byte) error) error {
 
 // DecodeOpened is Decode, giving decode the opened file (its stamp too).
 func DecodeOpened(pkg, path string, decode func(o *Opened) error) error {
+	return decodeWith(pkg, path, func(fn func(o *Opened) error) error { return WithOpened(path, fn) }, decode)
+}
+
+// DecodeFile is DecodeOpened for a file kept open (Opened.Keep).
+func DecodeFile(pkg string, f *os.File, decode func(o *Opened) error) error {
+	return decodeWith(pkg, f.Name(), func(fn func(o *Opened) error) error { return WithFile(f, fn) }, decode)
+}
+
+func decodeWith(pkg, path string, with func(func(o *Opened) error) error, decode func(o *Opened) error) error {
 	var decodeErr error
-	err := WithOpened(path, func(o *Opened) error {
+	err := with(func(o *Opened) error {
 		decodeErr = decode(o)
 		return decodeErr
 	})
@@ -181,6 +216,14 @@ type Stamp struct {
 	ModTime       int64 // ns
 	ChangeTime    int64 // ns; also moves on chmod, link and rename
 	Inode, Device uint64
+}
+
+// Unwritten reports whether now, a later stamp of the descriptor s was
+// taken from, shows no write since: the same size and modification time.
+// The change time is not compared: it also moves when the file is
+// linked, renamed or removed, which leaves its bytes as they were.
+func (s Stamp) Unwritten(now Stamp) bool {
+	return s.Size == now.Size && s.ModTime == now.ModTime && s.Inode == now.Inode && s.Device == now.Device
 }
 
 // StampOf returns path's stamp. A stamp that must describe the bytes read
