@@ -61,7 +61,8 @@ func (e *Engine) WarmKey(pk *params.ProvingKey) error {
 // 2^27-domain key (~71 GB) beside its file in /dev/shm would not fit a
 // 125 GiB host twice. What later needs them there (a device that streams
 // them, the CPU backend after a device failure) reads them from the file
-// again (params.EnsureHost).
+// again (params.EnsureHost), by its path: the descriptor kept since the
+// load is closed.
 //
 // A key whose host copy is over half the memory budget is given back
 // also when the devices stream some of its sets (a device memory cap),
@@ -88,6 +89,11 @@ func (e *Engine) releaseHost(pk *params.ProvingKey) {
 	}
 	before := pk.HostBytes()
 	pk.ReleaseHost(withG2)
+	if held {
+		// Nothing reads the file as proofs run: a file removed once
+		// loaded gives its pages back (params.ProvingKey.CloseFile).
+		pk.CloseFile()
+	}
 	e.log.Debug("engine: parameters held by the devices or read from the file; host pages given back", "bytes", before-pk.HostBytes(), "streamed_from_file", !held)
 }
 

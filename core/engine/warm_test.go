@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"unsafe"
@@ -14,6 +15,7 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/internal/filetest"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/params"
 )
@@ -392,5 +394,55 @@ func TestLoadGivesBackAKeyStreamedFromItsFile(t *testing.T) {
 			require.Equal(t, ref.L, pk.L)
 			require.Equal(t, ref.BG2, pk.BG2)
 		})
+	}
+}
+
+// holdingDevice is a fileDevice that holds every key whole.
+type holdingDevice struct{ fileDevice }
+
+func (d *holdingDevice) Capabilities() backend.Capabilities {
+	c := d.fileDevice.Capabilities()
+	c.Holds = d
+	return c
+}
+
+func (d *holdingDevice) HoldsKey(*params.ProvingKey, bool) bool { return true }
+
+// A key the devices hold whole closes the descriptor of its file kept
+// since the load (a file removed once loaded then gives its pages back);
+// a key they stream from the file keeps it, and its sections read the
+// file loaded even once its path is gone.
+func TestWarmKeyClosesTheFileOfAKeyTheDevicesHold(t *testing.T) {
+	path := tiledKeyFile(t)
+	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	for _, holds := range []bool{true, false} {
+		cfg := testConfig()
+		cfg.Memory.Budget = config.AutoSize(2*ref.HostBytes() - 1)
+		fd := fileDevice{residentDevice: residentDevice{warmed: map[uintptr]int{}}, streams: true}
+		var dev backend.Backend = &fd
+		if holds {
+			dev = &holdingDevice{fd}
+		}
+		e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
+		pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true, NbTasks: 2})
+		require.NoError(t, err)
+		require.Equal(t, 1, filetest.OpenDescriptors(t, path))
+		require.NoError(t, e.WarmKey(pk))
+		require.Less(t, pk.HostBytes(), ref.HostBytes()/10, "given back")
+		l := unsafe.Pointer(unsafe.SliceData(pk.L))
+		if holds {
+			require.Zero(t, filetest.OpenDescriptors(t, path), "holds=%v", holds)
+			require.NoError(t, params.EnsureHost(l, uintptr(len(pk.L))*96), "the path opened again")
+		} else {
+			require.Equal(t, 1, filetest.OpenDescriptors(t, path), "holds=%v", holds)
+			moved := path + ".moved"
+			require.NoError(t, os.Rename(path, moved))
+			require.NoError(t, params.EnsureHost(l, uintptr(len(pk.L))*96), "read through the descriptor")
+			require.NoError(t, os.Rename(moved, path))
+		}
+		require.Equal(t, ref.L, pk.L)
+		e.Close()
+		runtime.KeepAlive(pk)
 	}
 }

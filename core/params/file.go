@@ -31,6 +31,8 @@ type ProvingKey struct {
 	A   []bls.G1Affine // inputs, then aux variables with their A-density bit set
 	BG1 []bls.G1Affine // B-input-density inputs, then B-aux-density aux
 	BG2 []bls.G2Affine // same selection as BG1, in G2
+
+	file *keptFile // the file's descriptor, for sections read off the heap (hostmem.go)
 }
 
 // Options control decoding.

@@ -3,10 +3,12 @@ package params
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"unsafe"
 
-	"github.com/cuzk/cuzk/core/internal/fileio"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
 	"github.com/cuzk/cuzk/core/internal/par"
 )
 
@@ -73,14 +75,12 @@ func ReadEncoded(p unsafe.Pointer, n uintptr, dst []byte) error {
 	case lo%r.size != 0 || (hi-lo)%r.size != 0 || len(dst) != hi-lo:
 		return fmt.Errorf("params: %d bytes at offset %d of a section of %d-byte points (into %d bytes): not whole points", hi-lo, lo, r.size, len(dst))
 	}
-	f := r.src.f // kept open since the load: the file loaded, even if removed since
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("params: reading points again: %w", err)
-	}
-	if !r.src.stamp.Unwritten(fileio.StampOfInfo(st)) {
-		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
-	}
+	return r.src.open(func(f *os.File) error { return r.readAt(f, lo, dst) })
+}
+
+// readAt copies the file's bytes of the section's point lo/r.size on into
+// dst, on every core.
+func (r *hostRegion) readAt(f *os.File, lo int, dst []byte) error {
 	at := int64(r.off) + int64(lo) // the file's bytes of point lo/size
 	pieces := max(1, min(runtime.GOMAXPROCS(0), len(dst)/readPiece))
 	per := (len(dst)/pieces + r.size - 1) / r.size * r.size
@@ -95,6 +95,48 @@ func ReadEncoded(p unsafe.Pointer, n uintptr, dst []byte) error {
 				err = io.ErrUnexpectedEOF
 			}
 			errs[k] = fmt.Errorf("params: %s: reading points again: %w", r.src.path, err)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadDecoded reads into dst the points at [p, p+n) of an off-heap
+// section from its file, decoded (len(dst) = n; dst is the memory of
+// whole G1Affine or G2Affine points, as the section holds): a device that
+// uploads a given-back range as it is, with no streamer to convert it,
+// takes the range from here, and the section stays given back (EnsureHost
+// would decode all of it onto the host again: a 2^27-domain B_G2 is
+// 25.8 GB).
+func ReadDecoded(p unsafe.Pointer, n uintptr, dst []byte) error {
+	if err := ReadEncoded(p, n, dst); err != nil {
+		return err
+	}
+	size := regionOf(uintptr(p)).size // ReadEncoded found the section
+	g1 := size == int(unsafe.Sizeof(bls.G1Affine{}))
+	count := len(dst) / size
+	const run = 1 << 14 // points a goroutine decodes at a time
+	errs := make([]error, (count+run-1)/run)
+	par.For(len(errs), func(k int) {
+		var enc [G2Uncompressed]byte
+		for i := k * run; i < min(count, (k+1)*run); i++ {
+			// Encoded and decoded points are the same length: each is
+			// decoded from a copy into its own bytes.
+			copy(enc[:size], dst[i*size:])
+			var err error
+			if at := unsafe.Pointer(&dst[i*size]); g1 {
+				err = decodeG1(enc[:size], (*bls.G1Affine)(at), false)
+			} else {
+				err = decodeG2(enc[:size], (*bls.G2Affine)(at), false)
+			}
+			if err != nil {
+				errs[k] = fmt.Errorf("params: point %d of a range read again: %w", i, err)
+				return
+			}
 		}
 	})
 	for _, err := range errs {

@@ -2,7 +2,6 @@ package params
 
 import (
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -10,6 +9,8 @@ import (
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/filetest"
 )
 
 // A released section's points read as the file stores them: each range
@@ -64,6 +65,35 @@ func TestReadEncodedGivesTheFilesPoints(t *testing.T) {
 	runtime.KeepAlive(pk)
 }
 
+// A given-back range read decoded from the file (a device's upload with
+// no streamer to convert it) gives the points a key read onto the heap
+// holds, G1 and G2, and decodes nothing into the section.
+func TestReadDecodedGivesTheKeysPoints(t *testing.T) {
+	path := tiledFile(t)
+	ref, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	before := pk.HostBytes()
+	for _, r := range [][2]int{{0, 1}, {0, 15000}, {1, 14999}, {7000, 9123}} {
+		got := make([]bls.G1Affine, r[1]-r[0])
+		p, n := spanOf(pk.L[r[0]:r[1]])
+		require.NoError(t, ReadDecoded(p, n, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(got))), n)))
+		require.Equal(t, ref.L[r[0]:r[1]], got)
+	}
+	got := make([]bls.G2Affine, len(pk.BG2)-5)
+	p, n := spanOf(pk.BG2[5:])
+	require.NoError(t, ReadDecoded(p, n, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(got))), n)))
+	require.Equal(t, ref.BG2[5:], got)
+	require.Equal(t, before, pk.HostBytes(), "nothing decoded onto the host")
+	require.True(t, Released(spanOf(pk.L)))
+
+	hp, hn := spanOf(ref.L)
+	require.ErrorContains(t, ReadDecoded(hp, hn, make([]byte, hn)), "not a section")
+	runtime.KeepAlive(pk)
+}
+
 // A file changed or cut since the load is not read in place of the
 // released points.
 func TestReadEncodedOfAChangedFile(t *testing.T) {
@@ -92,7 +122,7 @@ func TestReleasedPointsReadFromTheFileLoadedAfterItIsRemoved(t *testing.T) {
 	require.NoError(t, err)
 	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
 	require.NoError(t, err)
-	require.Equal(t, 1, openDescriptors(t, path), "kept while the key lives")
+	require.Equal(t, 1, filetest.OpenDescriptors(t, path), "kept while the key lives")
 	pk.ReleaseHost(true)
 
 	// Another file of the same size over the path, then no file at all.
@@ -113,11 +143,41 @@ func TestReleasedPointsReadFromTheFileLoadedAfterItIsRemoved(t *testing.T) {
 	require.NoError(t, ReadEncoded(l, ln, dst))
 	require.Equal(t, ref.L[len(ref.L)-1].Marshal(), pk.L[len(pk.L)-1].Marshal())
 
-	// The key collected: its descriptor closed.
+	// Closed (the devices hold the key): a section read again opens the
+	// path, and the file is gone.
+	pk.CloseFile()
+	require.Zero(t, filetest.OpenDescriptors(t, path))
+	require.ErrorContains(t, ReadEncoded(l, ln, dst), "no such file")
+	runtime.KeepAlive(pk)
+}
+
+// A key's descriptor closes when the key is collected, and after
+// CloseFile another file renamed over the path is refused.
+func TestKeptDescriptorClosesWithTheKey(t *testing.T) {
+	path := tiledFile(t)
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	l, ln := spanOf(pk.L)
+	dst := make([]byte, ln)
+	require.NoError(t, ReadEncoded(l, ln, dst))
+	pk.CloseFile()
+	require.NoError(t, ReadEncoded(l, ln, dst), "the path opened again")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	other := path + ".other"
+	require.NoError(t, os.WriteFile(other, data, 0o644)) // same bytes, another file
+	require.NoError(t, os.Rename(other, path))
+	require.ErrorContains(t, ReadEncoded(l, ln, dst), "changed since it was loaded")
+	runtime.KeepAlive(pk)
+
+	pk, err = ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, filetest.OpenDescriptors(t, path))
 	pk = nil
 	require.Eventually(t, func() bool {
 		runtime.GC()
-		return openDescriptors(t, path) == 0
+		return filetest.OpenDescriptors(t, path) == 0
 	}, 10*time.Second, 10*time.Millisecond, "the descriptor outlived its key")
 }
 
@@ -127,20 +187,4 @@ func fileSize(t *testing.T, path string) int {
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	return int(st.Size())
-}
-
-// openDescriptors counts this process's descriptors of path, removed or
-// not (Linux's /proc/self/fd).
-func openDescriptors(t *testing.T, path string) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	require.NoError(t, err)
-	n := 0
-	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
-		if err == nil && (target == path || target == path+" (deleted)") {
-			n++
-		}
-	}
-	return n
 }

@@ -57,14 +57,65 @@ type hostRegion struct {
 }
 
 // source is the file a key was read from, as it was then, and a
-// descriptor of it kept open while the key's sections may read it again:
-// the file removed or another renamed over its path after the load (a
-// parameter file in /dev/shm removed to give its pages back) is still
-// the one read.
+// descriptor of it kept open while the key's sections may read it again
+// (a device streams them from it): the file removed or another renamed
+// over its path after the load (a parameter file in /dev/shm removed to
+// give its pages back) is still the one read. Once the devices hold the
+// whole key (ProvingKey.CloseFile), the descriptor is closed, so that a
+// removed file's pages go back; a section read again after that (the CPU
+// backend after a device failure) opens the path, and a file that is not
+// the one loaded is refused.
 type source struct {
 	path  string
 	stamp fileio.Stamp
-	f     *os.File
+	kept  *keptFile
+}
+
+// keptFile is a key's descriptor of its file, shared by its sections.
+type keptFile struct {
+	mu sync.RWMutex // read: f in use; write: closing it
+	f  *os.File     // nil: closed
+}
+
+// open runs fn on the file loaded, unchanged since (see
+// fileio.Stamp.Unwritten): the kept descriptor, or the path opened again.
+func (s source) open(fn func(f *os.File) error) error {
+	s.kept.mu.RLock()
+	defer s.kept.mu.RUnlock()
+	f := s.kept.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(s.path); err != nil {
+			return fmt.Errorf("params: reading points again: %w", err)
+		}
+		defer f.Close()
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("params: reading points again: %w", err)
+	}
+	if !s.stamp.Unwritten(fileio.StampOfInfo(st)) {
+		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", s.path)
+	}
+	return fn(f)
+}
+
+func (k *keptFile) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.f != nil {
+		_ = k.f.Close()
+		k.f = nil
+	}
+}
+
+// CloseFile closes the descriptor of pk's file kept since the load (see
+// source): the devices hold every section, none is read from the file as
+// proofs run.
+func (pk *ProvingKey) CloseFile() {
+	if pk.file != nil {
+		pk.file.close()
+	}
 }
 
 var regions struct {
@@ -130,7 +181,7 @@ func mapPoints[P bls.G1Affine | bls.G2Affine](n int, opt Options, off int, regs 
 // collector: its sections' mappings and its file's descriptor.
 type keyHost struct {
 	regs []*hostRegion
-	f    *os.File // nil: none kept
+	file *keptFile // nil: none kept
 }
 
 // unmapRegions unregisters and unmaps k's regions and closes its file
@@ -142,8 +193,8 @@ func unmapRegions(k keyHost) {
 	for _, r := range k.regs {
 		_ = syscall.Munmap(r.mem)
 	}
-	if k.f != nil {
-		_ = k.f.Close()
+	if k.file != nil {
+		k.file.close()
 	}
 }
 
@@ -230,44 +281,49 @@ func (r *hostRegion) anyFreed(from, to int) bool {
 // reload decodes the section's released pages from the file again (r.mu
 // held): every point that overlaps one of them.
 func (r *hostRegion) reload() error {
-	// The descriptor kept since the load, its stamp now: a path that names
+	// The file loaded (source.with), its stamp now: a path that names
 	// another file meanwhile (a symlink flipped) is not read as this one,
 	// and a file written in place since is refused.
-	return fileio.DecodeFile("params", r.src.f, func(o *fileio.Opened) error {
-		data := o.Data
-		if !r.src.stamp.Unwritten(o.Stamp) || int64(len(data)) != r.src.stamp.Size {
-			return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
-		}
-		// Every point on a released page, decoded on every core in runs
-		// of 16 MiB (a 2^27-domain key's sections are ~700 M points); a
-		// point belongs to the run its first byte is in.
-		n := len(r.mem) / r.size
-		const run = 4096 * pageSize
-		errs := make([]error, (len(r.mem)+run-1)/run)
-		freed := func(pg int) bool { return r.freed[pg/64]&(1<<(pg%64)) != 0 }
-		par.For(len(errs), func(k int) {
-			lo, hi := k*run, min(len(r.mem), (k+1)*run)
-			errs[k] = fileio.Guard(data, func() error {
-				for i := (lo + r.size - 1) / r.size; i < n && i*r.size < hi; i++ {
-					if !freed(i*r.size/pageSize) && !freed(((i+1)*r.size-1)/pageSize) {
-						continue
-					}
-					if err := r.decodeAt(data, i); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		})
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		clear(r.freed)
-		r.nFree = 0
-		return nil
+	return r.src.open(func(f *os.File) error {
+		return fileio.DecodeFile("params", f, r.reloadFrom)
 	})
+}
+
+// reloadFrom is reload's decoding from the file's bytes: every point on
+// a released page, decoded on every core in runs of 16 MiB (a 2^27-domain
+// key's sections are ~700 M points); a point belongs to the run its first
+// byte is in.
+func (r *hostRegion) reloadFrom(o *fileio.Opened) error {
+	data := o.Data
+	if int64(len(data)) != r.src.stamp.Size {
+		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
+	}
+	n := len(r.mem) / r.size
+	const run = 4096 * pageSize
+	errs := make([]error, (len(r.mem)+run-1)/run)
+	freed := func(pg int) bool { return r.freed[pg/64]&(1<<(pg%64)) != 0 }
+	par.For(len(errs), func(k int) {
+		lo, hi := k*run, min(len(r.mem), (k+1)*run)
+		errs[k] = fileio.Guard(data, func() error {
+			for i := (lo + r.size - 1) / r.size; i < n && i*r.size < hi; i++ {
+				if !freed(i*r.size/pageSize) && !freed(((i+1)*r.size-1)/pageSize) {
+					continue
+				}
+				if err := r.decodeAt(data, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	clear(r.freed)
+	r.nFree = 0
+	return nil
 }
 
 // decodeAt decodes the section's point i from the file into the mapping.

@@ -82,10 +82,12 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		data, before := o.Data, o.Stamp
 		info.Stamp = before
 		if opt.OffHeap {
-			if kept.f, err = o.Keep(); err != nil {
+			f, err := o.Keep()
+			if err != nil {
 				return fmt.Errorf("params: %w", err)
 			}
-			opt.src = &source{path: path, stamp: before, f: kept.f}
+			kept.file = &keptFile{f: f}
+			opt.src = &source{path: path, stamp: before, kept: kept.file}
 		}
 		if rec != nil {
 			info.Key, info.Stamped = rec.keyByStamp(path, before)
@@ -230,6 +232,7 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 		collectRegions(nil, kept)
 		return nil, LoadInfo{}, err
 	}
+	pk.file = kept.file
 	collectRegions(pk, kept)
 	if rec == nil {
 		info.Key = ContentKey{}

@@ -3,6 +3,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/params"
 )
 
 // cappedStore is a G1 device with a memory cap, made of host memory: it
@@ -385,6 +388,78 @@ func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
 	store.freeScalars(dev)
 	r.close()
 	require.Zero(t, store.live)
+}
+
+// A set that will stream gets its stream buffers when it is warmed
+// (the key made resident or not as it loads): a partition's vectors that
+// take the room later leave its MSM the streamer, instead of a chunk at a
+// time through fresh device buffers.
+func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
+	const n = 1 << 10
+	pts, sc := testPoints(t, n), random(t, n)
+	plan := memPlan{chunk: 1 << 8, fixed: 1 << 10}
+	plan.cap = plan.streamedNeed(n)
+	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
+	require.NoError(t, r.warm(pts))
+	require.NotNil(t, r.st, "warm made the streamer")
+	buffers := store.live
+	require.Equal(t, 2*uint64(plan.chunk)*(g1Size+g2Size), buffers)
+
+	// Everything but an MSM's scalars, buckets and chunk scratch taken.
+	rest := store.cap - store.live - n*scalarSize - streamAcc(n) - plan.msmScratch(plan.chunk)
+	require.NoError(t, store.alloc(rest))
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	want := cpuG1(t, pts, sc)
+	require.True(t, want.Equal(&got))
+	require.Equal(t, n/plan.chunk, r.st.(*fakeStream).puts, "the streamer's slots took every chunk")
+	require.Zero(t, store.refused)
+	store.release(rest)
+	r.close()
+	require.Zero(t, store.live)
+
+	// A set that stays resident makes no streamer.
+	r = newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
+	require.NoError(t, r.warm(pts))
+	require.Nil(t, r.st)
+	r.close()
+}
+
+// With no room for the stream buffers, a set whose host pages were given
+// back goes up a chunk at a time decoded from its file: the MSM of the
+// file's points, and the section stays given back (decoded whole onto
+// the host again, a 2^27-domain key's B_G2 is 25.8 GB beside the file).
+func TestGivenBackSetGoesUpInChunksFromItsFile(t *testing.T) {
+	const n = 1 << 10
+	g1, g2 := testPoints(t, 300), testPointsG2(t, 70)
+	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
+	path := filepath.Join(t.TempDir(), "tiled.params")
+	require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: 20 * n, A: n, BG1: n, BG2: n}, g1, g2))
+	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	require.True(t, params.Released(span(pk.L)))
+	host := pk.HostBytes()
+
+	m := len(pk.L)
+	plan := memPlan{chunk: 1 << 11, fixed: 1 << 10}
+	plan.cap = plan.streamedNeed(m)
+	store := &cappedStore{cap: uint64(m)*scalarSize + plan.msmScratch(plan.chunk) + uint64(plan.chunk)*g1Size, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: m})
+	sc := random(t, m)
+	got, err := r.msm(pk.L, sc)
+	require.NoError(t, err)
+	want := cpuG1(t, ref.L, sc)
+	require.True(t, want.Equal(&got), "the MSM of the file's points")
+	require.Nil(t, r.st, "no streamer was made")
+	require.EqualValues(t, (m+plan.chunk-1)/plan.chunk, r.streamedChunks.Load())
+	require.Equal(t, host, pk.HostBytes(), "nothing decoded into the key's sections")
+	require.True(t, params.Released(span(pk.L)))
+	r.close()
+	runtime.KeepAlive(pk)
 }
 
 // BeginRegion counts what a region's query stage may still allocate

@@ -192,6 +192,19 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 	}
 	if ss, ok := r.store.(streamStore[P, R]); ok {
 		r.pinOnce(ss, points)
+		// The stream buffers now, while the device has room for them:
+		// made at the first streamed MSM, a partition's a, b, c copied up
+		// ahead beside its query stage could take their room (2^27 on an
+		// 80 GB device, B_G2 streamed), and the MSM would go a chunk at a
+		// time through fresh device buffers. A device without room now
+		// makes them at that MSM.
+		r.stMu.Lock()
+		if r.st == nil {
+			if st, err := ss.newStream(r.chunk); err == nil {
+				r.st = st
+			}
+		}
+		r.stMu.Unlock()
 	}
 	return nil
 }
@@ -585,9 +598,20 @@ func (r *residency[P, R, PR]) unpinLocked(lo, hi uintptr) {
 // stream runs fn on each chunk of points uploaded in turn (a set that
 // does not fit the budget), freeing each after it.
 func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) error) error {
+	var scratch []P // a given-back chunk, decoded from the file
 	for from := 0; from < len(points); from += r.chunk {
 		to := min(from+r.chunk, len(points))
-		ch, err := r.store.upload(points[from:to])
+		up := points[from:to]
+		if p, n := span(up); params.Released(p, n) {
+			if scratch == nil {
+				scratch = make([]P, min(r.chunk, len(points)))
+			}
+			up = scratch[:to-from]
+			if err := params.ReadDecoded(p, n, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(up))), n)); err != nil {
+				return fmt.Errorf("cuda: streaming points %d..%d: %w", from, to, err)
+			}
+		}
+		ch, err := r.store.upload(up)
 		if err != nil {
 			return fmt.Errorf("cuda: streaming points %d..%d: %w", from, to, err)
 		}

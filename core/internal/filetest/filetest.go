@@ -3,6 +3,7 @@
 package filetest
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -35,4 +36,22 @@ func Promptly(t *testing.T, what string, fn func() error) error {
 		t.Fatalf("%s: still blocked after a minute", what)
 		return nil
 	}
+}
+
+// OpenDescriptors counts this process's descriptors of path, removed or
+// not (Linux's /proc/self/fd).
+func OpenDescriptors(t *testing.T, path string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && (target == path || target == path+" (deleted)") {
+			n++
+		}
+	}
+	return n
 }
