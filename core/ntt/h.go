@@ -18,6 +18,15 @@ func Domain(n int) *fft.Domain {
 	return fft.NewDomain(uint64(n), fft.WithShift(g), fft.WithCache())
 }
 
+// DomainConstants is Domain without its twiddle and coset tables (~4n
+// elements: 17 GB at 2^27), for a caller that needs only its generators
+// and inverses (a GPU computes its own tables).
+func DomainConstants(n int) *fft.Domain {
+	var g fr.Element
+	g.SetUint64(7)
+	return fft.NewDomain(uint64(n), fft.WithShift(g), fft.WithoutPrecompute())
+}
+
 // H returns the N−1 coefficients of h = (a·b − c)/(x^N − 1), given a, b, c
 // as evaluations over the domain (len N each, N a power of two). It
 // overwrites a, b, c and returns a slice of a's storage.

@@ -84,7 +84,8 @@ bench() {
     grep -m3 '^dropin_bench:' "$out/27-$label.log"
     sed -n '/^drop-in bench/,/^proofs:/p' "$out/27-$label.log"
     grep -E '^metric ' "$out/27-$label.log"
-    awk '$3 > r {r = $3} {for (i = 4; i < NF; i += 2) if ($i == "MemAvailable:" && (a == "" || $(i + 1) < a)) a = $(i + 1)}
+    awk '$3 ~ /^[0-9]+$/ && $3 + 0 > r + 0 {r = $3 + 0}
+      {for (i = 3; i < NF; i++) if ($i == "MemAvailable:" && (a == "" || $(i + 1) + 0 < a)) a = $(i + 1) + 0}
       END {printf "sampled each second: peak RSS %.1f GiB, least available %.1f GiB\n", r / 1048576, a / 1048576}' "$out/27-$label.mem.log"
   } >>"$out/27-$label.txt"
   echo "== $label"

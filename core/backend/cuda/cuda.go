@@ -183,7 +183,7 @@ func domainConsts(n int) *consts {
 	if c, ok := constCache.Load(n); ok {
 		return c.(*consts)
 	}
-	d := ntt.Domain(n)
+	d := ntt.DomainConstants(n) // the tables would be 17 GB on the host at 2^27
 	c := &consts{omega: d.Generator, omegaInv: d.GeneratorInv, nInv: d.CardinalityInv,
 		g: d.FrMultiplicativeGen, gInv: d.FrMultiplicativeGenInv}
 	var gn fr.Element

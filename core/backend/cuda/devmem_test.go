@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
 )
 
@@ -478,4 +480,24 @@ func TestBeginRegionCountsTheQueryStage(t *testing.T) {
 	require.Equal(t, queryStage{state: stageActive, peak: 103 * scalarSize}, b.qs, "aux prefetched: a selection alone to come")
 	require.NoError(t, b.queryMem(0, 0, nil))
 	require.Zero(t, b.qs.extra(128), "the query MSMs done")
+}
+
+// The domain constants the device's NTTs take are those of the domain
+// the CPU backend uses, computed without its twiddle and coset tables
+// (~4n elements: 17 GB on the host at 2^27, kept while the domain is
+// cached).
+func TestDomainConstantsWithoutTables(t *testing.T) {
+	for _, n := range []int{1 << 10, 1 << 18} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		c := domainConsts(n)
+		runtime.ReadMemStats(&after)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n)*32/4, "2^%d: allocated for tables", bits.Len(uint(n))-1)
+		d := ntt.Domain(n)
+		require.Equal(t, d.Generator, c.omega)
+		require.Equal(t, d.GeneratorInv, c.omegaInv)
+		require.Equal(t, d.CardinalityInv, c.nInv)
+		require.Equal(t, d.FrMultiplicativeGen, c.g)
+		require.Equal(t, d.FrMultiplicativeGenInv, c.gInv)
+	}
 }
