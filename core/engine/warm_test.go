@@ -419,10 +419,10 @@ func TestWarmKeyClosesTheFileOfAKeyTheDevicesHold(t *testing.T) {
 	for _, holds := range []bool{true, false} {
 		cfg := testConfig()
 		cfg.Memory.Budget = config.AutoSize(2*ref.HostBytes() - 1)
-		fd := fileDevice{residentDevice: residentDevice{warmed: map[uintptr]int{}}, streams: true}
-		var dev backend.Backend = &fd
+		h := &holdingDevice{fileDevice{residentDevice: residentDevice{warmed: map[uintptr]int{}}, streams: true}}
+		var dev backend.Backend = &h.fileDevice
 		if holds {
-			dev = &holdingDevice{fd}
+			dev = h
 		}
 		e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
 		pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true, NbTasks: 2})

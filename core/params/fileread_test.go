@@ -171,10 +171,12 @@ func TestKeptDescriptorClosesWithTheKey(t *testing.T) {
 	require.ErrorContains(t, ReadEncoded(l, ln, dst), "changed since it was loaded")
 	runtime.KeepAlive(pk)
 
-	pk, err = ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	require.Equal(t, 1, filetest.OpenDescriptors(t, path))
-	pk = nil
+	func() {
+		pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+		require.NoError(t, err)
+		require.Equal(t, 1, filetest.OpenDescriptors(t, path))
+		runtime.KeepAlive(pk)
+	}()
 	require.Eventually(t, func() bool {
 		runtime.GC()
 		return filetest.OpenDescriptors(t, path) == 0
