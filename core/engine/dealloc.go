@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -40,15 +39,7 @@ func mapElements(n int) ([]fr.Element, error) {
 // locks it: page-locking faults the pages in itself, one at a time on
 // one thread (a 2^27 partition's four buffers are 16 GiB).
 func prefault(buf []fr.Element) {
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*elemSize)
-	const page = 4096
-	pages := (len(b) + page - 1) / page
-	chunks := max(1, min(runtime.GOMAXPROCS(0), pages/256))
-	par.Ranges(chunks, pages, func(_, from, to int) {
-		for i := from; i < to; i++ {
-			b[i*page] = 0 // a write: the page is allocated, not the shared zero page
-		}
-	})
+	par.Touch(unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*elemSize))
 }
 
 // unmapElements releases a buffer from mapElements.

@@ -30,6 +30,7 @@ type cappedStore struct {
 	live, peak uint64
 	refused    int
 	pinned     int
+	prepared   []int // prepareFile's sizes
 }
 
 var errCapped = errors.New("past the device memory cap")
@@ -433,17 +434,7 @@ func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
 // file's points, and the section stays given back (decoded whole onto
 // the host again, a 2^27-domain key's B_G2 is 25.8 GB beside the file).
 func TestGivenBackSetGoesUpInChunksFromItsFile(t *testing.T) {
-	const n = 1 << 10
-	g1, g2 := testPoints(t, 300), testPointsG2(t, 70)
-	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
-	path := filepath.Join(t.TempDir(), "tiled.params")
-	require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: 20 * n, A: n, BG1: n, BG2: n}, g1, g2))
-	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
-	require.NoError(t, err)
-	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
-	require.True(t, params.Released(span(pk.L)))
+	ref, pk := givenBackKey(t)
 	host := pk.HostBytes()
 
 	m := len(pk.L)
@@ -500,4 +491,50 @@ func TestDomainConstantsWithoutTables(t *testing.T) {
 		require.Equal(t, d.FrMultiplicativeGen, c.g)
 		require.Equal(t, d.FrMultiplicativeGenInv, c.gInv)
 	}
+}
+
+// givenBackKey writes a tiled key (L of 20·2^10 points) and returns it
+// read onto the heap and read off the heap with its host pages given back.
+func givenBackKey(t *testing.T) (ref, pk *params.ProvingKey) {
+	t.Helper()
+	const n = 1 << 10
+	g1, g2 := testPoints(t, 300), testPointsG2(t, 70)
+	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
+	path := filepath.Join(t.TempDir(), "tiled.params")
+	require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: 20 * n, A: n, BG1: n, BG2: n}, g1, g2))
+	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+	require.NoError(t, err)
+	pk, err = params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	require.True(t, params.Released(span(pk.L)))
+	return ref, pk
+}
+
+// prepareFile makes the cappedStore a filePreparer: it records the
+// buffer sizes asked for.
+func (f *cappedStore) prepareFile(_ any, bytes int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prepared = append(f.prepared, bytes)
+	return nil
+}
+
+// A set that streams from its file gets the host buffers of the file's
+// reads when it is warmed, a chunk's bytes each; a set on the host does
+// not.
+func TestWarmPreparesTheFileReadsOfAGivenBackSet(t *testing.T) {
+	ref, pk := givenBackKey(t)
+	m := len(pk.L)
+	plan := memPlan{chunk: 1 << 11, fixed: 1 << 10}
+	plan.cap = plan.streamedNeed(m)
+	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: m})
+	require.NoError(t, r.warm(ref.L))
+	require.NotNil(t, r.st)
+	require.Empty(t, store.prepared, "a set on the host")
+	require.NoError(t, r.warm(pk.L))
+	require.Equal(t, []int{plan.chunk * int(g1Size)}, store.prepared)
+	r.close()
+	runtime.KeepAlive(pk)
 }

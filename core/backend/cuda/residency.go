@@ -204,9 +204,22 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 				r.st = st
 			}
 		}
+		// A set read from its file as it streams: the host buffers those
+		// reads use, now too.
+		if fp, ok := r.store.(filePreparer); ok && r.st != nil && params.Released(span(points)) {
+			_ = fp.prepareFile(r.st, min(r.chunk, len(points))*int(pointBytes[P]()))
+		}
 		r.stMu.Unlock()
 	}
 	return nil
+}
+
+// filePreparer is offered by a device whose streamer reads a set given
+// back to its file through host buffers of its own (filestream.go):
+// prepareFile makes them for chunks of bytes, when the set is warmed
+// rather than inside its first MSM.
+type filePreparer interface {
+	prepareFile(st any, bytes int) error
 }
 
 // fitsLocked reports whether a set of n points may stay resident, and its
