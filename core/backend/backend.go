@@ -234,13 +234,16 @@ type Reporter interface {
 // Transfers are a device's host-to-device copies beyond resident point
 // sets: the bytes of streamed point sets so far (0 while every set stays
 // resident) and the time their copies took (the achieved bandwidth is
-// StreamedBytes over StreamedCopy), the streamed chunks, and the a, b, c
+// StreamedBytes over StreamedCopy), of them the time spent reading the
+// points of sets given back from their parameter file (StreamedFileRead,
+// before each of those chunks' copy), the streamed chunks, and the a, b, c
 // prefetches by outcome.
 type Transfers struct {
-	StreamedBytes uint64
-	StreamedCopy  time.Duration
-	Chunks        StreamChunks
-	Prefetches    Prefetches
+	StreamedBytes    uint64
+	StreamedCopy     time.Duration
+	StreamedFileRead time.Duration
+	Chunks           StreamChunks
+	Prefetches       Prefetches
 }
 
 // Prefetches counts a device's a, b, c prefetches by outcome (whole, a

@@ -255,7 +255,7 @@ func (reportingBackend) DeviceMemory() (uint64, uint64, uint64, error) {
 	return 3 << 30, 5 << 30, 15 << 30, nil
 }
 func (reportingBackend) Transfers() backend.Transfers {
-	return backend.Transfers{StreamedBytes: 7 << 30, StreamedCopy: 2 * time.Second,
+	return backend.Transfers{StreamedBytes: 7 << 30, StreamedCopy: 2 * time.Second, StreamedFileRead: 1500 * time.Millisecond,
 		Chunks:     backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3},
 		Prefetches: backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}}
 }
@@ -276,7 +276,7 @@ func TestStatusReportsDeviceCounts(t *testing.T) {
 	require.NoError(t, json.Unmarshal(js, &m))
 	for k, v := range map[string]float64{
 		"device_memory_held_bytes": 3 << 30, "device_memory_peak_bytes": 5 << 30, "device_memory_cap_bytes": 15 << 30,
-		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2,
+		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2, "device_streamed_file_read_seconds": 1.5,
 		"device_streamed_chunks": 40, "device_staged_chunks_g1": 9, "device_staged_chunks_g2": 3,
 		"device_prefetch_abc": 1, "device_prefetch_a_alone": 4, "device_prefetch_refused": 2,
 		"device_prefetch_last_held_bytes": 20 << 30, "device_prefetch_last_pool_bytes": 4 << 30,

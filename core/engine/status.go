@@ -110,6 +110,9 @@ type DeviceStatus struct {
 	// StreamedCopy is the time those copies took (bytes over it: the
 	// achieved host-to-device bandwidth).
 	StreamedCopy time.Duration `json:"-"` // device_streamed_copy_seconds
+	// StreamedFileRead is the time the points of sets given back to their
+	// parameter file took to be read from it, before their copies.
+	StreamedFileRead time.Duration `json:"-"` // device_streamed_file_read_seconds
 	// The chunks streamed, and of them the first chunks of G1 and G2 sets
 	// put ahead of their MSM while the link was otherwise idle.
 	StreamedChunks uint64 `json:"device_streamed_chunks,omitempty"`
@@ -137,7 +140,8 @@ func (d DeviceStatus) MarshalJSON() ([]byte, error) {
 		LockWait float64 `json:"lock_wait_seconds"`
 		Busy     float64 `json:"busy_seconds"`
 		Copy     float64 `json:"device_streamed_copy_seconds,omitempty"`
-	}{fields(d), d.LockWait.Seconds(), d.Busy.Seconds(), d.StreamedCopy.Seconds()})
+		FileRead float64 `json:"device_streamed_file_read_seconds,omitempty"`
+	}{fields(d), d.LockWait.Seconds(), d.Busy.Seconds(), d.StreamedCopy.Seconds(), d.StreamedFileRead.Seconds()})
 }
 
 // MemoryStatus is the memory budget and the buffer pool.
@@ -201,7 +205,7 @@ func (e *Engine) Status() Status {
 				ds.MemoryHeld, ds.MemoryPeak, ds.MemoryCap, _ = r.DeviceMemory()
 			}
 			t := r.Transfers()
-			ds.StreamedBytes, ds.StreamedCopy = t.StreamedBytes, t.StreamedCopy
+			ds.StreamedBytes, ds.StreamedCopy, ds.StreamedFileRead = t.StreamedBytes, t.StreamedCopy, t.StreamedFileRead
 			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = t.Chunks.Streamed, t.Chunks.StagedG1, t.Chunks.StagedG2
 			p := t.Prefetches
 			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused

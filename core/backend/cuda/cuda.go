@@ -208,7 +208,10 @@ type Backend struct {
 	// a, b, c prefetches by outcome (Transfers), and the
 	// count the last one was decided on (guarded by preMu)
 	preWhole, preAOnly, preRefused atomic.Uint64
-	preLast                        backend.PrefetchRoom
+	// fileReadNanos is the time streamed chunks spent being read from
+	// their parameter file (filestream.go) before their copy
+	fileReadNanos atomic.Int64
+	preLast       backend.PrefetchRoom
 	// qs is the running query stage's allocations (devmem.go's
 	// queryStage), changed with them and read with the device's count
 	// under qsMu, so that a prefetch sees the two agree.
@@ -300,8 +303,8 @@ func (b *Backend) Chunks() backend.StreamChunks {
 // Transfers is backend.Reporter's: the streamed point sets and the a, b, c
 // prefetches.
 func (b *Backend) Transfers() backend.Transfers {
-	return backend.Transfers{StreamedBytes: b.StreamedBytes(), StreamedCopy: b.StreamedCopyTime(), Chunks: b.Chunks(),
-		Prefetches: b.Prefetches()}
+	return backend.Transfers{StreamedBytes: b.StreamedBytes(), StreamedCopy: b.StreamedCopyTime(),
+		StreamedFileRead: time.Duration(b.fileReadNanos.Load()), Chunks: b.Chunks(), Prefetches: b.Prefetches()}
 }
 
 // Capabilities: everything the interface describes (the memory cap's
@@ -357,7 +360,10 @@ func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 		if err != nil {
 			return err
 		}
-		if err := params.ReadEncoded(p, n, buf); err != nil {
+		start := time.Now()
+		err = params.ReadEncoded(p, n, buf)
+		d.b.fileReadNanos.Add(int64(time.Since(start)))
+		if err != nil {
 			return err
 		}
 		return call("stream put", func(e *C.char) C.int {

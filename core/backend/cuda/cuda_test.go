@@ -893,5 +893,6 @@ func TestStreamedSetFromTheFile(t *testing.T) {
 	checkStreamedSet(t, ss1, pk.L, sc, chunk, cpuG1(t, ref.L, sc))
 	checkStreamedSet(t, ss2, pk.BG2, sc, chunk, cpuG2(t, ref.BG2, sc))
 	require.Equal(t, host, pk.HostBytes(), "nothing decoded onto the host")
+	require.Positive(t, be.Transfers().StreamedFileRead, "the file's reads timed")
 	runtime.KeepAlive(pk)
 }
