@@ -68,14 +68,20 @@ const readPiece = 64 << 20
 // the file must be the one loaded, unchanged (its stamp is compared, and a
 // short read is an error).
 func ReadEncoded(p unsafe.Pointer, n uintptr, dst []byte) error {
+	_, err := readEncoded(p, n, dst)
+	return err
+}
+
+// readEncoded is ReadEncoded, returning the section read.
+func readEncoded(p unsafe.Pointer, n uintptr, dst []byte) (*hostRegion, error) {
 	r, lo, hi := regionRange(p, n)
 	switch {
 	case r == nil:
-		return fmt.Errorf("params: %d bytes at %p are not a section read from a file", n, p)
+		return nil, fmt.Errorf("params: %d bytes at %p are not a section read from a file", n, p)
 	case lo%r.size != 0 || (hi-lo)%r.size != 0 || len(dst) != hi-lo:
-		return fmt.Errorf("params: %d bytes at offset %d of a section of %d-byte points (into %d bytes): not whole points", hi-lo, lo, r.size, len(dst))
+		return nil, fmt.Errorf("params: %d bytes at offset %d of a section of %d-byte points (into %d bytes): not whole points", hi-lo, lo, r.size, len(dst))
 	}
-	return r.src.open(func(f *os.File) error { return r.readAt(f, lo, dst) })
+	return r, r.src.open(func(f *os.File) error { return r.readAt(f, lo, dst) })
 }
 
 // readAt copies the file's bytes of the section's point lo/r.size on into
@@ -113,10 +119,14 @@ func (r *hostRegion) readAt(f *os.File, lo int, dst []byte) error {
 // would decode all of it onto the host again: a 2^27-domain B_G2 is
 // 25.8 GB).
 func ReadDecoded(p unsafe.Pointer, n uintptr, dst []byte) error {
-	if err := ReadEncoded(p, n, dst); err != nil {
+	if len(dst) > 0 && uintptr(unsafe.Pointer(&dst[0]))%unsafe.Alignof(bls.G1Affine{}) != 0 {
+		return fmt.Errorf("params: a buffer at %p is not aligned for points", &dst[0])
+	}
+	r, err := readEncoded(p, n, dst)
+	if err != nil {
 		return err
 	}
-	size := regionOf(uintptr(p)).size // ReadEncoded found the section
+	size := r.size
 	g1 := size == int(unsafe.Sizeof(bls.G1Affine{}))
 	count := len(dst) / size
 	const run = 1 << 14 // points a goroutine decodes at a time

@@ -83,18 +83,22 @@ func (s source) open(fn func(f *os.File) error) error {
 	s.kept.mu.RLock()
 	defer s.kept.mu.RUnlock()
 	f := s.kept.f
+	same := s.stamp.Unwritten
 	if f == nil {
 		var err error
 		if f, err = os.Open(s.path); err != nil {
 			return fmt.Errorf("params: reading points again: %w", err)
 		}
 		defer f.Close()
+		// By path, nothing explains a change time that moved: the stamp
+		// must be the one loaded.
+		same = func(now fileio.Stamp) bool { return now == s.stamp }
 	}
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("params: reading points again: %w", err)
 	}
-	if !s.stamp.Unwritten(fileio.StampOfInfo(st)) {
+	if !same(fileio.StampOfInfo(st)) {
 		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", s.path)
 	}
 	return fn(f)

@@ -481,9 +481,10 @@ func TestDomainConstantsWithoutTables(t *testing.T) {
 	for _, n := range []int{1 << 10, 1 << 18} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		c := domainConsts(n)
+		ntt.DomainConstants(n) // what domainConsts builds, uncached
 		runtime.ReadMemStats(&after)
 		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n)*32/4, "2^%d: allocated for tables", bits.Len(uint(n))-1)
+		c := domainConsts(n)
 		d := ntt.Domain(n)
 		require.Equal(t, d.Generator, c.omega)
 		require.Equal(t, d.GeneratorInv, c.omegaInv)
@@ -491,6 +492,14 @@ func TestDomainConstantsWithoutTables(t *testing.T) {
 		require.Equal(t, d.FrMultiplicativeGen, c.g)
 		require.Equal(t, d.FrMultiplicativeGenInv, c.gInv)
 	}
+	// domainConsts itself, at a size no other test of the package asks
+	// for (its cache would hide the cost)
+	const n = 1 << 21
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	domainConsts(n)
+	runtime.ReadMemStats(&after)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(n)*32/4, "2^21: allocated for tables")
 }
 
 // givenBackKey writes a tiled key (L of 20·2^10 points) and returns it

@@ -205,8 +205,10 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 			}
 		}
 		// A set read from its file as it streams: the host buffers those
-		// reads use, now too.
+		// reads use, now too (after a staged put, which may be reading
+		// into one: another key's proofs may run while this one warms).
 		if fp, ok := r.store.(filePreparer); ok && r.st != nil && params.Released(span(points)) {
+			r.drainStagedLocked()
 			_ = fp.prepareFile(r.st, min(r.chunk, len(points))*int(pointBytes[P]()))
 		}
 		r.stMu.Unlock()

@@ -219,9 +219,10 @@ type Stamp struct {
 }
 
 // Unwritten reports whether now, a later stamp of the descriptor s was
-// taken from, shows no write since: the same size and modification time.
-// The change time is not compared: it also moves when the file is
-// linked, renamed or removed, which leaves its bytes as they were.
+// taken from, shows no write since: the same file (inode, device), size
+// and modification time. The change time is not compared: it also moves
+// when the file is linked, renamed or removed, which leaves its bytes as
+// they were. (A path opened again is compared whole: its stamp equal.)
 func (s Stamp) Unwritten(now Stamp) bool {
 	return s.Size == now.Size && s.ModTime == now.ModTime && s.Inode == now.Inode && s.Device == now.Device
 }
