@@ -99,9 +99,14 @@ func (s source) open(fn func(f *os.File) error) error {
 		return fmt.Errorf("params: reading points again: %w", err)
 	}
 	if !same(fileio.StampOfInfo(st)) {
-		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", s.path)
+		return s.changed()
 	}
 	return fn(f)
+}
+
+// changed is the error of a read from a file that is not the one loaded.
+func (s source) changed() error {
+	return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", s.path)
 }
 
 func (k *keptFile) close() {
@@ -300,7 +305,7 @@ func (r *hostRegion) reload() error {
 func (r *hostRegion) reloadFrom(o *fileio.Opened) error {
 	data := o.Data
 	if int64(len(data)) != r.src.stamp.Size {
-		return fmt.Errorf("params: %s changed since it was loaded: its points, given back once a device held them, cannot be read again (load it again)", r.src.path)
+		return r.src.changed()
 	}
 	n := len(r.mem) / r.size
 	const run = 4096 * pageSize

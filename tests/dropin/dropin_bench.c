@@ -797,6 +797,13 @@ static void metric(const char* mode, const char* name, double v, const char* uni
         printf("metric %s%s%s %.6g %s\n", mode ? mode : "", mode ? "." : "", name, v, unit);
 }
 
+/* gib_rows prints n table rows of GiB (labels[i]: values[i]), then their
+ * metric lines (names[i]), in that order. */
+static void gib_rows(int n, const char* const* labels, const char* const* names, const double* values) {
+    for (int i = 0; i < n; i++) printf("%-32s %12.3f  GiB\n", labels[i], values[i]);
+    for (int i = 0; i < n; i++) metric(NULL, names[i], values[i], "GiB");
+}
+
 /* ---- main ---- */
 
 static void usage(void) {
@@ -1121,12 +1128,9 @@ int main(int argc, char** argv) {
     printf("%-32s %12.3f  GiB\n", "a,b,c,inputs,aux x circuits", need_gib);
     printf("%-32s %12.3f  GiB\n", "dumps held by the bench", dumps_gib);
     if (vram_before >= 0) {
-        printf("%-32s %12.3f  GiB\n", "device memory used: before", vram_before);
-        printf("%-32s %12.3f  GiB\n", "  after the calls", vram_proving);
-        printf("%-32s %12.3f  GiB\n", "  after the SRS is dropped", vram_dropped);
-        metric(NULL, "vram_before", vram_before, "GiB");
-        metric(NULL, "vram_after_calls", vram_proving, "GiB");
-        metric(NULL, "vram_after_drop", vram_dropped, "GiB");
+        gib_rows(3, (const char* const[]){"device memory used: before", "  after the calls", "  after the SRS is dropped"},
+                 (const char* const[]){"vram_before", "vram_after_calls", "vram_after_drop"},
+                 (const double[]){vram_before, vram_proving, vram_dropped});
         printf("%-32s %12.3f  GiB\n", "  peak sampled during the calls", g_vram_peak);
         metric(NULL, "vram_peak_sampled", g_vram_peak, "GiB");
     }
@@ -1142,14 +1146,10 @@ int main(int argc, char** argv) {
         metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
     }
     if (budget > 0) {
-        printf("%-32s %12.3f  GiB\n", "host memory budget (resolved)", budget);
-        printf("%-32s %12.3f  GiB\n", "  peak reserved by partitions", reserved_peak);
-        printf("%-32s %12.3f  GiB\n", "  parameters held in it", params_held);
-        printf("%-32s %12.3f  GiB\n", "  peak page-locked (pool)", locked_peak);
-        metric(NULL, "memory_budget", budget, "GiB");
-        metric(NULL, "peak_reserved", reserved_peak, "GiB");
-        metric(NULL, "params_held", params_held, "GiB");
-        metric(NULL, "peak_page_locked", locked_peak, "GiB");
+        gib_rows(4, (const char* const[]){"host memory budget (resolved)", "  peak reserved by partitions",
+                                          "  parameters held in it", "  peak page-locked (pool)"},
+                 (const char* const[]){"memory_budget", "peak_reserved", "params_held", "peak_page_locked"},
+                 (const double[]){budget, reserved_peak, params_held, locked_peak});
     }
     if (streamed > 0) { /* point sets streamed under the cap, every partition of every mode */
         double parts = 0;
