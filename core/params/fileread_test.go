@@ -91,6 +91,9 @@ func TestReadDecodedGivesTheKeysPoints(t *testing.T) {
 
 	hp, hn := spanOf(ref.L)
 	require.ErrorContains(t, ReadDecoded(hp, hn, make([]byte, hn)), "not a section")
+	buf := make([]byte, 2*G1Uncompressed+1)
+	lp, _ := spanOf(pk.L[:2])
+	require.ErrorContains(t, ReadDecoded(lp, 2*G1Uncompressed, buf[1:]), "not aligned")
 	runtime.KeepAlive(pk)
 }
 
