@@ -104,6 +104,7 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	close(next)
 	m.begin("prove")
+	before := e.Status()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := 0; c < *conc; c++ {
@@ -148,6 +149,7 @@ func runBench(args []string, stdout io.Writer) error {
 	})
 	st := e.Status()
 	printBench(stdout, wall, *proofs, reports, st)
+	printBusy(stdout, wall, before, st)
 	if *waterfall {
 		printWaterfall(stdout, reports, start)
 	}
@@ -237,6 +239,24 @@ func benchInputs(m *meter, spec synthetic.Spec, parts int, circuit, wtns, pkPath
 	}
 	fmt.Fprintf(out, "%s, in %s\n", got.describe(), units.Duration(time.Since(t0)))
 	return cs, pk, ws, nil
+}
+
+// printBusy prints each device's share of the proofs' wall time spent
+// under its interlock: the busy time the engine counted between the two
+// status reads (taken just before the first proof and after the last),
+// so key loading and warm-up are left out.
+func printBusy(w io.Writer, wall time.Duration, before, after engine.Status) {
+	if wall <= 0 {
+		return
+	}
+	for i, d := range after.Devices {
+		if i >= len(before.Devices) || before.Devices[i].Name != d.Name {
+			continue
+		}
+		busy := d.Busy - before.Devices[i].Busy
+		fmt.Fprintf(w, "device %s busy during the proofs: %.1f%% (%v of %v)\n",
+			d.Name, 100*busy.Seconds()/wall.Seconds(), units.Duration(busy), units.Duration(wall))
+	}
 }
 
 func stageTotal(reports []engine.PartitionReport, name string) time.Duration {

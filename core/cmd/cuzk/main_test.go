@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -168,6 +170,15 @@ func TestBenchSmall(t *testing.T) {
 	require.Contains(t, out, "throughput:")
 	require.Contains(t, out, "waterfall")
 	require.Contains(t, out, "ratio pipeline/baseline")
+	// Each device's busy share of the proofs' wall time: some, never more.
+	busy := regexp.MustCompile(`busy during the proofs: ([0-9.]+)%`).FindAllStringSubmatch(out, -1)
+	require.NotEmpty(t, busy, out)
+	for _, b := range busy {
+		pct, err := strconv.ParseFloat(b[1], 64)
+		require.NoError(t, err)
+		require.Greater(t, pct, 0.0, out)
+		require.LessOrEqual(t, pct, 100.0, out)
+	}
 	code, _, errs = cli(t, "bench", "--proofs", "0")
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "at least 1")
