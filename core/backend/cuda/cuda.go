@@ -356,15 +356,16 @@ func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 	s := st.(*devStream)
 	if p, n := span(points); params.Released(p, n) && slot >= 0 && slot < 2 {
-		buf, err := s.rawBuf(slot, int(n))
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		err = params.ReadEncoded(p, n, buf)
-		d.b.fileReadNanos.Add(int64(time.Since(start)))
-		if err != nil {
-			return err
+		var buf []byte
+		ahead := s.held[slot] == (heldSpan{p, n})
+		s.held[slot] = heldSpan{} // taken, or about to be overwritten
+		if ahead {
+			buf = s.raw[slot][:n]
+		} else {
+			var err error
+			if buf, err = d.readChunk(s, slot, p, n); err != nil {
+				return err
+			}
 		}
 		return call("stream put", func(e *C.char) C.int {
 			return C.call_stream_put_file(d.b.lib.streamPutFile, s.h, C.int(slot), unsafe.Pointer(unsafe.SliceData(buf)), C.size_t(len(points)), e, errLen)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -546,4 +547,91 @@ func TestWarmPreparesTheFileReadsOfAGivenBackSet(t *testing.T) {
 	require.Equal(t, []int{plan.chunk * int(g1Size)}, store.prepared)
 	r.close()
 	runtime.KeepAlive(pk)
+}
+
+// aheadStore is a cappedStore whose puts copy from a host buffer a slot,
+// as the file's reads do: readAhead fills the slot's buffer, a put takes
+// it when it holds the put's points and fills it itself otherwise. It
+// records a read into a slot whose put is still running (the buffer in
+// use) and how many puts found their chunk read.
+type aheadStore struct {
+	*cappedStore
+	mu       sync.Mutex
+	buf      [2][]bls.G1Affine
+	held     [2]*bls.G1Affine
+	busy     [2]bool
+	clashes  int
+	taken    int
+	failRead int // readAhead of this 1-based call fails
+	reads    int
+}
+
+func (f *aheadStore) readAhead(_ any, slot int, points []bls.G1Affine) error {
+	f.mu.Lock()
+	f.reads++
+	if f.busy[slot] {
+		f.clashes++
+	}
+	f.held[slot] = nil
+	fail := f.reads == f.failRead
+	f.mu.Unlock()
+	time.Sleep(50 * time.Microsecond) // a read takes a while: room for a put to overlap it
+	if fail {
+		copy(f.buf[slot], points[:len(points)/2]) // a part read, then the error
+		return errors.New("read failed")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf[slot] = append(f.buf[slot][:0], points...)
+	f.held[slot] = &points[0]
+	return nil
+}
+
+func (f *aheadStore) put(st any, slot int, points []bls.G1Affine) error {
+	f.mu.Lock()
+	f.busy[slot] = true
+	from := points
+	if f.held[slot] == &points[0] && len(f.buf[slot]) == len(points) {
+		from = f.buf[slot]
+		f.taken++
+	}
+	f.held[slot] = nil
+	f.mu.Unlock()
+	time.Sleep(50 * time.Microsecond)
+	err := f.cappedStore.put(st, slot, from)
+	f.mu.Lock()
+	f.busy[slot] = false
+	f.mu.Unlock()
+	return err
+}
+
+// A streamed set's chunks are read ahead into the slot whose put has
+// returned: every put but the first one or two finds its chunk read, no
+// read lands in a buffer a put is copying from, and every result equals
+// the CPU's; a read that fails is read again by the put.
+func TestReadAheadFillsTheFreeSlot(t *testing.T) {
+	const n = 7<<10 + 5
+	plan := memPlan{chunk: 1 << 10, fixed: 4 << 10}
+	plan.cap = plan.streamedNeed(n)
+	chunks := (n + plan.chunk - 1) / plan.chunk
+	for _, failRead := range []int{0, 3} {
+		store := &aheadStore{cappedStore: &cappedStore{cap: plan.cap, fixed: plan.fixed}, failRead: failRead}
+		r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
+		pts, sc := testPoints(t, n), random(t, n)
+		want := cpuG1(t, pts, sc)
+		for round := 0; round < 2; round++ {
+			got, err := r.msm(pts, sc)
+			require.NoError(t, err)
+			require.True(t, want.Equal(&got), "fail read %d, round %d", failRead, round)
+		}
+		require.False(t, r.resident(pts))
+		require.Zero(t, store.clashes, "a read into a buffer in use")
+		taken := 2 * (chunks - 1) // each round: every chunk but the first
+		if failRead > 0 {
+			taken--
+		}
+		require.Equal(t, taken, store.taken, "fail read %d", failRead)
+		r.close()
+		require.Zero(t, store.live)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -26,6 +27,45 @@ import (
 type devStream struct {
 	h   unsafe.Pointer
 	raw [2][]byte
+	// held[slot]: the points raw[slot] holds, read ahead (readAhead) for
+	// the slot's next put; zero once that put has taken them.
+	held [2]heldSpan
+}
+
+// heldSpan names a chunk by its first point and byte length.
+type heldSpan struct {
+	p unsafe.Pointer
+	n uintptr
+}
+
+// readAhead reads points, a chunk of a set given back to its file, into
+// slot's buffer for the slot's next put (aheadReader); points on the host
+// need no read.
+func (d deviceStore[P, R, PR]) readAhead(st any, slot int, points []P) error {
+	s := st.(*devStream)
+	p, n := span(points)
+	if slot < 0 || slot > 1 || !params.Released(p, n) {
+		return nil
+	}
+	s.held[slot] = heldSpan{}
+	_, err := d.readChunk(s, slot, p, n)
+	if err == nil {
+		s.held[slot] = heldSpan{p, n}
+	}
+	return err
+}
+
+// readChunk reads the file's n bytes of the points at p into slot's
+// buffer, timed.
+func (d deviceStore[P, R, PR]) readChunk(s *devStream, slot int, p unsafe.Pointer, n uintptr) ([]byte, error) {
+	buf, err := s.rawBuf(slot, int(n))
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	err = params.ReadEncoded(p, n, buf)
+	d.b.fileReadNanos.Add(int64(time.Since(start)))
+	return buf, err
 }
 
 // rawBuf returns slot's buffer of n bytes, mapping a larger one when

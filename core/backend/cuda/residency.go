@@ -538,21 +538,66 @@ func (r *residency[P, R, PR]) drainStagedLocked() {
 	}
 }
 
+// aheadReader is offered by a device whose puts of a set given back to
+// its file (params.ReleaseHost) read the chunk from the file before they
+// copy it: readAhead reads points into slot's host buffer now, and the
+// next put of those points into that slot copies them without reading.
+// streamChunks reads chunk k+2 while chunk k+1 is copied and chunk k
+// summed, so that a chunk costs the longest of the three rather than its
+// read and its copy one after the other. A put returns once its copy is
+// done (these buffers are not page-locked: the copies are staged), so a
+// slot's buffer may be read into once the slot's last put has returned.
+// A failed read leaves nothing held: the put reads again and reports.
+type aheadReader[P any] interface {
+	readAhead(st any, slot int, points []P) error
+}
+
 // streamChunks is streamMSM's loop over the chunks; stMu held.
 func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s any) (R, error) {
 	var res R
 	n := len(points)
 	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
 	chunks := (n + r.chunk - 1) / r.chunk
+	// reads[slot]: the read ahead into slot's buffer in flight, if any;
+	// none outlives the loop (a failed streamer's buffers go with it).
+	var reads [2]chan error
+	ra, _ := ss.(aheadReader[P])
+	readAhead := func(k int) {
+		if ra == nil || k >= chunks {
+			return
+		}
+		done := make(chan error, 1)
+		reads[k%2] = done
+		go func() { done <- ra.readAhead(r.st, k%2, part(k)) }()
+	}
+	defer func() {
+		for _, rd := range reads {
+			if rd != nil {
+				<-rd
+			}
+		}
+	}()
 	if r.takeStagedLocked(points) {
 		r.stagedChunks.Add(1)
-	} else if err := ss.put(r.st, 0, part(0)); err != nil {
-		return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
+		readAhead(1)
+	} else {
+		readAhead(1) // slot 1's last put has returned
+		if err := ss.put(r.st, 0, part(0)); err != nil {
+			return res, fmt.Errorf("cuda: streaming points 0..%d: %w", len(part(0)), err)
+		}
 	}
 	for k := 0; k < chunks; k++ {
 		next := make(chan error, 1)
 		if k+1 < chunks {
-			go func() { next <- ss.put(r.st, (k+1)%2, part(k+1)) }()
+			slot, rd := (k+1)%2, reads[(k+1)%2]
+			reads[slot] = nil
+			go func() {
+				if rd != nil {
+					<-rd // its error, if any, the put meets again
+				}
+				next <- ss.put(r.st, slot, part(k+1))
+			}()
+			readAhead(k + 2) // into slot k%2, whose put (chunk k) has returned
 		} else {
 			next <- nil
 		}
