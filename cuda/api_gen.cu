@@ -160,6 +160,10 @@ extern "C" int cuzk_cuda_stream_put_file(cuzk_cuda_stream* stream, int slot, con
     return cuzk::stream_put_file(stream, slot, encoded, n, err, errlen);
 }
 
+extern "C" int cuzk_cuda_stream_wait(cuzk_cuda_stream* stream, int slot, char* err, size_t errlen) {
+    return cuzk::stream_wait(stream, slot, err, errlen);
+}
+
 extern "C" int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {
     return cuzk::stream_take_stats(stream, bytes, copy_ns, err, errlen);
 }

@@ -45,6 +45,7 @@ int stream_put(void* stream, int slot, const void* points, size_t n, char* err, 
 int stream_msm(void* stream, int slot, void* scalars, size_t offset, size_t n, size_t set_n, void* result, char* err, size_t errlen);
 void stream_free(void* stream);
 int stream_put_file(void* stream, int slot, const void* encoded, size_t n, char* err, size_t errlen);
+int stream_wait(void* stream, int slot, char* err, size_t errlen);
 int stream_take_stats(void* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 int h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
 int host_register(void* p, size_t bytes, char* err, size_t errlen);

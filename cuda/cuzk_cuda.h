@@ -288,6 +288,13 @@ void cuzk_cuda_stream_free(cuzk_cuda_stream* stream);
 int cuzk_cuda_stream_put_file(cuzk_cuda_stream* stream, int slot, const void* encoded, size_t n, char* err,
                               size_t errlen);
 
+/* Waits until the copy of slot started by a put (on the copy stream, from
+ * page-locked memory, with its conversion for cuzk_cuda_stream_put_file)
+ * is done, so that the host memory it copied from may be written again;
+ * returns at once when none is in flight. It may run beside an MSM of
+ * either slot. */
+int cuzk_cuda_stream_wait(cuzk_cuda_stream* stream, int slot, char* err, size_t errlen);
+
 /* The bytes a streamer has copied to the device since the last call, and
  * the nanoseconds the copies took (direct copies timed by events on the
  * copy stream, staged ones on the host), both reset by the call: their

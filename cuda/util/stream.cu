@@ -129,6 +129,14 @@ int cuzk::stream_put_file(void* handle, int slot, const void* encoded, size_t n,
     return 0;
 }
 
+int cuzk::stream_wait(void* handle, int slot, char* err, size_t errlen) {
+    streamer* s = static_cast<streamer*>(handle);
+    if (!s || slot < 0 || slot > 1) return fail(err, errlen, 1, "NULL streamer or slot %d", slot);
+    CKR(cudaSetDevice(s->dev));
+    CKR(cudaEventSynchronize(s->ready[slot]));
+    return 0;
+}
+
 void cuzk::stream_copied(streamer* s, int slot) {
     if (!s->timed[slot]) return;
     s->timed[slot] = false;

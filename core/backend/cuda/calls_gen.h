@@ -48,6 +48,7 @@ typedef int (*cuzk_cuda_stream_put_fn)(cuzk_cuda_stream*, int, const void*, size
 typedef int (*cuzk_cuda_stream_msm_fn)(cuzk_cuda_stream*, int, cuzk_cuda_scalars*, size_t, size_t, size_t, void*, char*, size_t);
 typedef void (*cuzk_cuda_stream_free_fn)(cuzk_cuda_stream*);
 typedef int (*cuzk_cuda_stream_put_file_fn)(cuzk_cuda_stream*, int, const void*, size_t, char*, size_t);
+typedef int (*cuzk_cuda_stream_wait_fn)(cuzk_cuda_stream*, int, char*, size_t);
 typedef int (*cuzk_cuda_stream_take_stats_fn)(cuzk_cuda_stream*, uint64_t*, uint64_t*, char*, size_t);
 typedef int (*cuzk_cuda_h_abc_scalars_fn)(cuzk_cuda_abc*, const void*, cuzk_cuda_scalars**, char*, size_t);
 typedef int (*cuzk_cuda_host_register_fn)(void*, size_t, char*, size_t);
@@ -229,6 +230,10 @@ static void call_stream_free(void* f, void* stream) {
 
 static int call_stream_put_file(void* f, void* stream, int slot, const void* encoded, size_t n, char* err, size_t errlen) {
     return ((cuzk_cuda_stream_put_file_fn)f)((cuzk_cuda_stream*)stream, slot, encoded, n, err, errlen);
+}
+
+static int call_stream_wait(void* f, void* stream, int slot, char* err, size_t errlen) {
+    return ((cuzk_cuda_stream_wait_fn)f)((cuzk_cuda_stream*)stream, slot, err, errlen);
 }
 
 static int call_stream_take_stats(void* f, void* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {

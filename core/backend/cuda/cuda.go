@@ -347,7 +347,7 @@ func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &devStream{h: h}, nil
+	return &devStream{h: h, lib: d.b.lib}, nil
 }
 
 // put copies points into the streamer's slot: from the host, or, when
@@ -418,15 +418,11 @@ func (d deviceStore[P, R, PR]) pin(points []P) error {
 	if err := onHost(points); err != nil {
 		return err
 	}
-	return call("host register", func(e *C.char) C.int {
-		return C.call_host_register(d.b.lib.hostRegister, unsafe.Pointer(unsafe.SliceData(points)), C.size_t(uint64(len(points))*pointBytes[P]()), e, errLen)
-	})
+	return d.b.lib.register(unsafe.Pointer(unsafe.SliceData(points)), uintptr(uint64(len(points))*pointBytes[P]()))
 }
 
 func (d deviceStore[P, R, PR]) unpin(points []P) {
-	_ = call("host unregister", func(e *C.char) C.int {
-		return C.call_host_unregister(d.b.lib.hostUnregister, unsafe.Pointer(unsafe.SliceData(points)), e, errLen)
-	})
+	_ = d.b.lib.unregister(unsafe.Pointer(unsafe.SliceData(points)))
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
@@ -673,9 +669,7 @@ func (l *Library) Pin(buf []fr.Element) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	return call("host register", func(e *C.char) C.int {
-		return C.call_host_register(l.hostRegister, ptr(buf), C.size_t(len(buf)*int(unsafe.Sizeof(fr.Element{}))), e, errLen)
-	})
+	return l.register(ptr(buf), uintptr(len(buf))*unsafe.Sizeof(fr.Element{}))
 }
 
 // Unpin undoes Pin.
@@ -683,7 +677,25 @@ func (l *Library) Unpin(buf []fr.Element) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	return call("host unregister", func(e *C.char) C.int { return C.call_host_unregister(l.hostUnregister, ptr(buf), e, errLen) })
+	return l.unregister(ptr(buf))
+}
+
+// register page-locks bytes of host memory at p (cuzk_cuda_host_register).
+func (l *Library) register(p unsafe.Pointer, bytes uintptr) error {
+	return call("host register", func(e *C.char) C.int {
+		return C.call_host_register(l.hostRegister, p, C.size_t(bytes), e, errLen)
+	})
+}
+
+// waitCopy returns once the copy of a streamer's slot in flight, if any,
+// is done (cuzk_cuda_stream_wait).
+func (l *Library) waitCopy(stream unsafe.Pointer, slot int) error {
+	return call("stream wait", func(e *C.char) C.int { return C.call_stream_wait(l.streamWait, stream, C.int(slot), e, errLen) })
+}
+
+// unregister undoes register.
+func (l *Library) unregister(p unsafe.Pointer) error {
+	return call("host unregister", func(e *C.char) C.int { return C.call_host_unregister(l.hostUnregister, p, e, errLen) })
 }
 
 // Pin page-locks buf (see Library.Pin): backend.HostPinner.

@@ -21,12 +21,19 @@ import (
 // a 2^27-domain key (~71 GB) in /dev/shm under a 24 or 16 GiB device cap.
 
 // devStream is a streamer and the host buffers its file reads use, one a
-// slot (a slot is put again only after its MSM, so a buffer is never
-// read and written at once), mapped off the heap when a set that streams
-// from its file is warmed (prepareFile), else on first use.
+// slot, mapped off the heap when a set that streams from its file is
+// warmed (prepareFile), else on first use, and page-locked: their puts
+// are direct copies on the copy stream (a staged copy moved 18.3 GB/s at
+// 2^27 on an H100 host, against ~50 GB/s from locked memory), still
+// running when the put returns, so a buffer is written only once its
+// slot's copy is done (cuzk_cuda_stream_wait). A buffer that cannot be
+// locked is copied through the staging buffers, done when the put
+// returns.
 type devStream struct {
-	h   unsafe.Pointer
-	raw [2][]byte
+	h      unsafe.Pointer
+	lib    *Library
+	raw    [2][]byte
+	locked [2]bool
 	// held[slot]: the points raw[slot] holds, read ahead (readAhead) for
 	// the slot's next put; zero once that put has taken them.
 	held [2]heldSpan
@@ -68,9 +75,14 @@ func (d deviceStore[P, R, PR]) readChunk(s *devStream, slot int, p unsafe.Pointe
 	return buf, err
 }
 
-// rawBuf returns slot's buffer of n bytes, mapping a larger one when
-// needed.
+// rawBuf returns slot's buffer of n bytes, free to write (its slot's
+// copy from it done), mapping a larger one when needed.
 func (s *devStream) rawBuf(slot, n int) ([]byte, error) {
+	if s.locked[slot] {
+		if err := s.wait(slot); err != nil {
+			return nil, err
+		}
+	}
 	if len(s.raw[slot]) < n {
 		s.freeRaw(slot)
 		mem, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
@@ -82,9 +94,13 @@ func (s *devStream) rawBuf(slot, n int) ([]byte, error) {
 		_ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE)
 		par.Touch(mem)
 		s.raw[slot] = mem
+		s.locked[slot] = s.lib != nil && s.lib.register(unsafe.Pointer(unsafe.SliceData(mem)), uintptr(n)) == nil
 	}
 	return s.raw[slot][:n], nil
 }
+
+// wait returns once slot's copy in flight, if any, is done.
+func (s *devStream) wait(slot int) error { return s.lib.waitCopy(s.h, slot) }
 
 // prepareFile maps both slots' buffers for chunks of bytes (filePreparer).
 func (d deviceStore[P, R, PR]) prepareFile(st any, bytes int) error {
@@ -97,8 +113,14 @@ func (d deviceStore[P, R, PR]) prepareFile(st any, bytes int) error {
 	return nil
 }
 
+// freeRaw unmaps slot's buffer, its copies done (the streamer freed, or
+// rawBuf's wait).
 func (s *devStream) freeRaw(slot int) {
 	if s.raw[slot] != nil {
+		if s.locked[slot] {
+			_ = s.lib.unregister(unsafe.Pointer(unsafe.SliceData(s.raw[slot])))
+			s.locked[slot] = false
+		}
 		_ = syscall.Munmap(s.raw[slot])
 		s.raw[slot] = nil
 	}

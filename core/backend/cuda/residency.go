@@ -544,10 +544,10 @@ func (r *residency[P, R, PR]) drainStagedLocked() {
 // next put of those points into that slot copies them without reading.
 // streamChunks reads chunk k+2 while chunk k+1 is copied and chunk k
 // summed, so that a chunk costs the longest of the three rather than its
-// read and its copy one after the other. A put returns once its copy is
-// done (these buffers are not page-locked: the copies are staged), so a
-// slot's buffer may be read into once the slot's last put has returned.
-// A failed read leaves nothing held: the put reads again and reports.
+// read and its copy one after the other. It is called once the slot's
+// last put has returned; the store waits for that put's copy, if still
+// running, before writing the slot's buffer. A failed read leaves nothing
+// held: the put reads again and reports.
 type aheadReader[P any] interface {
 	readAhead(st any, slot int, points []P) error
 }
@@ -597,7 +597,7 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 				}
 				next <- ss.put(r.st, slot, part(k+1))
 			}()
-			readAhead(k + 2) // into slot k%2, whose put (chunk k) has returned
+			readAhead(k + 2) // into slot k%2, whose last put (chunk k) has returned
 		} else {
 			next <- nil
 		}

@@ -46,6 +46,7 @@ type symbols struct {
 	streamMsm               unsafe.Pointer // cuzk_cuda_stream_msm
 	streamFree              unsafe.Pointer // cuzk_cuda_stream_free
 	streamPutFile           unsafe.Pointer // cuzk_cuda_stream_put_file
+	streamWait              unsafe.Pointer // cuzk_cuda_stream_wait
 	streamTakeStats         unsafe.Pointer // cuzk_cuda_stream_take_stats
 	hAbcScalars             unsafe.Pointer // cuzk_cuda_h_abc_scalars
 	hostRegister            unsafe.Pointer // cuzk_cuda_host_register
@@ -160,6 +161,9 @@ func (s *symbols) bind(sym func(name string) (unsafe.Pointer, error)) error {
 		return err
 	}
 	if s.streamPutFile, err = sym("cuzk_cuda_stream_put_file"); err != nil {
+		return err
+	}
+	if s.streamWait, err = sym("cuzk_cuda_stream_wait"); err != nil {
 		return err
 	}
 	if s.streamTakeStats, err = sym("cuzk_cuda_stream_take_stats"); err != nil {
