@@ -546,9 +546,22 @@ func TestRequestValidation(t *testing.T) {
 	_, err = e2.Await("dup", 0)
 	require.NoError(t, err)
 
-	// An unsatisfied witness fails its job with the constraint named.
+	// An unsatisfied witness fails its job with the constraint named,
+	// whether proofs are verified (the rows are checked once the proof
+	// fails: not a device's failure) or not (checked as they are
+	// evaluated); the same constraint either way.
 	_, _, err = e.Prove(context.Background(), f.unsatisfied())
-	require.ErrorContains(t, err, "constraint not satisfied")
+	require.ErrorIs(t, err, r1cs.ErrUnsatisfied)
+	require.NotErrorIs(t, err, ErrNotVerified)
+	require.ErrorContains(t, err, "witness does not satisfy the circuit")
+	cfg := testConfig()
+	cfg.VerifyProofs = false
+	noVerify := newEngine(t, cfg, Options{})
+	_, _, err2 := noVerify.Prove(context.Background(), f.unsatisfied())
+	require.ErrorIs(t, err2, r1cs.ErrUnsatisfied)
+	require.Equal(t, err.Error(), err2.Error())
+	want := f.circuit.CS.IsSatisfied(f.unsatisfied().Partitions[0].Witness)
+	require.ErrorContains(t, err, want.Error())
 
 	e.Close()
 	_, err = e.Submit(f.request("", 1, Normal))

@@ -103,6 +103,9 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 	if e.cfg.VerifyProofs {
 		start := time.Now()
 		if err := groth16.Verify(&pk.VerifyingKey, proof, t.asg.Inputs[1:]); err != nil {
+			if werr := e.unsatisfied(j, t); werr != nil {
+				return rep, werr
+			}
 			return rep, fmt.Errorf("%w: %w", ErrNotVerified, err)
 		}
 		stages.Stages = append(stages.Stages, groth16.Stage{Name: StageVerify, Duration: time.Since(start)})

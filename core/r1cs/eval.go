@@ -207,12 +207,15 @@ func (r *R1CS) IsSatisfied(w *Witness) error {
 	if err := r.CheckWitness(w); err != nil {
 		return err
 	}
-	var t fr.Element
-	for k := 0; k < r.NumConstraints; k++ {
-		a, b, c := r.dot(&r.A, k, w), r.dot(&r.B, k, w), r.dot(&r.C, k, w)
-		if !t.Mul(&a, &b).Equal(&c) {
-			return unsatisfied(k)
+	bad, _ := inBlocks(r.NumConstraints, DefaultCheckRows, 0, nil, func(from, to int) int {
+		var t fr.Element
+		for k := from; k < to; k++ {
+			a, b, c := r.dot(&r.A, k, w), r.dot(&r.B, k, w), r.dot(&r.C, k, w)
+			if !t.Mul(&a, &b).Equal(&c) {
+				return k
+			}
 		}
-	}
-	return nil
+		return -1
+	})
+	return unsatisfied(bad)
 }

@@ -111,6 +111,9 @@ func TestEvalCheckNamesFirstUnsatisfied(t *testing.T) {
 			}
 			require.ErrorIs(t, err, r1cs.ErrUnsatisfied, "%s trial %d", shape, trial)
 			require.ErrorContains(t, err, fmt.Sprintf("constraint %d:", want), "%s trial %d", shape, trial)
+			err = cs.IsSatisfied(bad) // without buffers, on every core: the first one, too
+			require.ErrorIs(t, err, r1cs.ErrUnsatisfied)
+			require.ErrorContains(t, err, fmt.Sprintf("constraint %d:", want), "%s trial %d", shape, trial)
 			require.NoError(t, cs.Eval(bad, a, b, c, r1cs.EvalOptions{NbTasks: 2, CheckRows: 16}), "without Check, no check")
 			err = cs.CheckEvaluation(a, b, c)
 			require.ErrorIs(t, err, r1cs.ErrUnsatisfied)
