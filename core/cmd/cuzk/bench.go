@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cuzk/cuzk/core/backend/nvml"
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/engine"
 	"github.com/cuzk/cuzk/core/groth16"
@@ -105,6 +106,7 @@ func runBench(args []string, stdout io.Writer) error {
 	close(next)
 	m.begin("prove")
 	before := e.Status()
+	gpuBusy := sampleGPUs(before)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := 0; c < *conc; c++ {
@@ -127,6 +129,7 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	busyLine := gpuBusy()
 	m.end("prove")
 	m.record("prove", wall, fmt.Sprintf("%d proofs × %d partitions through the engine", *proofs, *parts))
 	if firstErr != nil {
@@ -150,6 +153,7 @@ func runBench(args []string, stdout io.Writer) error {
 	st := e.Status()
 	printBench(stdout, wall, *proofs, reports, st)
 	printBusy(stdout, wall, before, st)
+	fmt.Fprint(stdout, busyLine)
 	if *waterfall {
 		printWaterfall(stdout, reports, start)
 	}
@@ -256,6 +260,34 @@ func printBusy(w io.Writer, wall time.Duration, before, after engine.Status) {
 		busy := d.Busy - before.Devices[i].Busy
 		fmt.Fprintf(w, "device %s busy during the proofs: %.1f%% (%v of %v)\n",
 			d.Name, 100*busy.Seconds()/wall.Seconds(), units.Duration(busy), units.Duration(wall))
+	}
+}
+
+// sampleGPUs samples the GPUs' utilisation through NVML while the proofs
+// run, when the engine proves on one; the function it returns stops the
+// sampling and gives the lines to print (none without a GPU or NVML).
+func sampleGPUs(st engine.Status) func() string {
+	gpu := false
+	for _, d := range st.Devices {
+		gpu = gpu || d.Kind == "gpu"
+	}
+	if !gpu {
+		return func() string { return "" }
+	}
+	s, err := nvml.Utilisation(100 * time.Millisecond) // as dropin_bench samples
+	if err != nil {
+		return func() string { return "" }
+	}
+	return func() string {
+		mean, n, err := s.Stop()
+		var b strings.Builder
+		for i, u := range mean {
+			fmt.Fprintf(&b, "GPU %d busy during the proofs (NVML, %d samples): %.1f%%\n", i, n, u)
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "GPU utilisation sampling stopped: %v\n", err)
+		}
+		return b.String()
 	}
 }
 
