@@ -242,5 +242,5 @@ if has engine; then
     timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$pdir/c.params" \
       --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}" "${engineargs[@]}"
   done
-  grep -E "^== |throughput|^device |^peak RSS|verif" "$log"
+  grep -E "^== |throughput|^device |^GPU |^peak RSS|verif" "$log"
 fi
