@@ -245,6 +245,12 @@ int cuzk_cuda_stream_msm(cuzk_cuda_stream* s, int slot, cuzk_cuda_scalars* scala
 
 void cuzk_cuda_stream_free(cuzk_cuda_stream* s) { free(s); }
 
+int cuzk_cuda_stream_wait(cuzk_cuda_stream* s, int slot, char* err, size_t errlen) {
+    (void)s, (void)slot;
+    FAIL("stream_wait");
+    return 0;
+}
+
 int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* s, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen) {
     (void)s;
     FAIL("stream_take_stats");
