@@ -72,9 +72,7 @@ func TestReadDecodedGivesTheKeysPoints(t *testing.T) {
 	path := tiledFile(t)
 	ref, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
 	require.NoError(t, err)
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
+	pk := givenBack(t, path)
 	before := pk.HostBytes()
 	for _, r := range [][2]int{{0, 1}, {0, 15000}, {1, 14999}, {7000, 9123}} {
 		got := make([]bls.G1Affine, r[1]-r[0])
@@ -101,9 +99,7 @@ func TestReadDecodedGivesTheKeysPoints(t *testing.T) {
 // released points.
 func TestReadEncodedOfAChangedFile(t *testing.T) {
 	path := tiledFile(t)
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
+	pk := givenBack(t, path)
 	p, n := spanOf(pk.L)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -160,9 +156,7 @@ func TestReleasedPointsReadFromTheFileLoadedAfterItIsRemoved(t *testing.T) {
 // CloseFile another file renamed over the path is refused.
 func TestKeptDescriptorClosesWithTheKey(t *testing.T) {
 	path := tiledFile(t)
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
+	pk := givenBack(t, path)
 	l, ln := spanOf(pk.L)
 	dst := make([]byte, ln)
 	require.NoError(t, ReadEncoded(l, ln, dst))

@@ -15,6 +15,16 @@ import (
 
 // tiledFile writes a key whose sections are each over a MiB (off the heap
 // when read with OffHeap), its tiles distinct multiples of the generators.
+// givenBack reads the key at path off the heap, unchecked, and gives its
+// host pages back (the sections then read from the file).
+func givenBack(t *testing.T, path string) *ProvingKey {
+	t.Helper()
+	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
+	require.NoError(t, err)
+	pk.ReleaseHost(true)
+	return pk
+}
+
 func tiledFile(t *testing.T) string {
 	t.Helper()
 	_, _, g1, g2 := bls.Generators()
@@ -93,9 +103,7 @@ func TestReleasedSectionsComeBackFromTheFile(t *testing.T) {
 // points: EnsureHost fails, naming the file.
 func TestReleasedSectionOfAChangedFile(t *testing.T) {
 	path := tiledFile(t)
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
+	pk := givenBack(t, path)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	time.Sleep(10 * time.Millisecond) // a new modification time
