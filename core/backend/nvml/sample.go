@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
-
-	"github.com/cuzk/cuzk/core/backend"
 )
 
 // Utilisation samples each GPU's utilisation (the share of the last
@@ -16,25 +14,12 @@ import (
 // GPU's busy share of a window, such as the proofs of a bench. Without
 // NVML it returns backend.ErrNoNVML.
 func Utilisation(period time.Duration) (*Sampler, error) {
-	if ret := nvml.Init(); ret != nvml.SUCCESS {
-		if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
-			return nil, backend.ErrNoNVML
+	devs, shutdown, err := open()
+	if err != nil {
+		if shutdown != nil {
+			shutdown()
 		}
-		return nil, fmt.Errorf("nvml: init: %s", nvml.ErrorString(ret))
-	}
-	n, ret := nvml.DeviceGetCount()
-	if ret != nvml.SUCCESS {
-		nvml.Shutdown()
-		return nil, fmt.Errorf("nvml: device count: %s", nvml.ErrorString(ret))
-	}
-	devs := make([]nvml.Device, 0, n)
-	for i := 0; i < n; i++ {
-		d, ret := nvml.DeviceGetHandleByIndex(i)
-		if ret != nvml.SUCCESS {
-			nvml.Shutdown()
-			return nil, fmt.Errorf("nvml: device %d: %s", i, nvml.ErrorString(ret))
-		}
-		devs = append(devs, d)
+		return nil, err
 	}
 	read := func() ([]float64, error) {
 		out := make([]float64, len(devs))
@@ -48,7 +33,7 @@ func Utilisation(period time.Duration) (*Sampler, error) {
 		return out, nil
 	}
 	s := startSampler(period, read)
-	s.done = func() { nvml.Shutdown() }
+	s.done = shutdown
 	return s, nil
 }
 
