@@ -181,6 +181,10 @@ extern "C" int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen) {
     return cuzk::host_unregister(p, err, errlen);
 }
 
+extern "C" int cuzk_cuda_host_register_read_only(void* p, size_t bytes, char* err, size_t errlen) {
+    return cuzk::host_register_read_only(p, bytes, err, errlen);
+}
+
 extern "C" int cuzk_cuda_msm_g1_resident(cuzk_cuda_g1_set* points, cuzk_cuda_scalars* scalars, void* result, char* err, size_t errlen) {
     return cuzk::msm_g1_resident(points, scalars, result, err, errlen);
 }

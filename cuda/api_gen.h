@@ -50,6 +50,7 @@ int stream_take_stats(void* stream, uint64_t* bytes, uint64_t* copy_ns, char* er
 int h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
 int host_register(void* p, size_t bytes, char* err, size_t errlen);
 int host_unregister(void* p, char* err, size_t errlen);
+int host_register_read_only(void* p, size_t bytes, char* err, size_t errlen);
 int msm_g1_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
 int msm_g2_resident(void* points, void* scalars, void* result, char* err, size_t errlen);
 

@@ -313,6 +313,13 @@ int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_sc
 int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen);
 int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen);
 
+/* cuzk_cuda_host_register for memory the device only reads and the host
+ * may map read-only (cudaHostRegisterReadOnly): a parameter file's pages
+ * in tmpfs, mapped shared, copied to the device as they are. Fails with
+ * the CUDA error on a device that does not support it; unregister with
+ * cuzk_cuda_host_unregister. */
+int cuzk_cuda_host_register_read_only(void* p, size_t bytes, char* err, size_t errlen);
+
 /* MSMs over device scalar vectors: Σ scalars[i]·points[i] for every element
  * of the vector, against the first points of a resident set. */
 int cuzk_cuda_msm_g1_resident(cuzk_cuda_g1_set* points, cuzk_cuda_scalars* scalars, void* result, char* err, size_t errlen);

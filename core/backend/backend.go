@@ -166,12 +166,16 @@ type KeyHolder interface {
 // stored there, params.ReadEncoded, and converted on the device):
 // StreamsKeyFromFile reports whether every set of pk that the device does
 // not hold resident (B_G2's when withG2) could be read so; UnpinKey
-// undoes the page-locking of pk's streamed sets before their pages go.
+// undoes the page-locking of pk's streamed sets before their pages go,
+// and PinKeyFile, once they have gone, page-locks the file's own pages
+// of those sets where the file is in memory (tmpfs), so that their
+// chunks are copied from them with no read.
 // A key too large for the host's memory twice (beside its file in
 // /dev/shm) then keeps no decoded host copy under a device memory cap.
 type FileStreamer interface {
 	StreamsKeyFromFile(pk *params.ProvingKey, withG2 bool) bool
 	UnpinKey(pk *params.ProvingKey)
+	PinKeyFile(pk *params.ProvingKey)
 }
 
 // Warmer is offered by backends that keep point sets on the device
@@ -236,14 +240,16 @@ type Reporter interface {
 // resident) and the time their copies took (the achieved bandwidth is
 // StreamedBytes over StreamedCopy), of them the time spent reading the
 // points of sets given back from their parameter file (StreamedFileRead,
-// before each of those chunks' copy), the streamed chunks, and the a, b, c
-// prefetches by outcome.
+// before each of those chunks' copy), the bytes of such sets copied
+// straight from the file's pages instead (StreamedFileMapped: a file in
+// memory), the streamed chunks, and the a, b, c prefetches by outcome.
 type Transfers struct {
-	StreamedBytes    uint64
-	StreamedCopy     time.Duration
-	StreamedFileRead time.Duration
-	Chunks           StreamChunks
-	Prefetches       Prefetches
+	StreamedBytes      uint64
+	StreamedCopy       time.Duration
+	StreamedFileRead   time.Duration
+	StreamedFileMapped uint64
+	Chunks             StreamChunks
+	Prefetches         Prefetches
 }
 
 // Prefetches counts a device's a, b, c prefetches by outcome (whole, a

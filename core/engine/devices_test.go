@@ -256,8 +256,9 @@ func (reportingBackend) DeviceMemory() (uint64, uint64, uint64, error) {
 }
 func (reportingBackend) Transfers() backend.Transfers {
 	return backend.Transfers{StreamedBytes: 7 << 30, StreamedCopy: 2 * time.Second, StreamedFileRead: 1500 * time.Millisecond,
-		Chunks:     backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3},
-		Prefetches: backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}}
+		StreamedFileMapped: 6 << 30,
+		Chunks:             backend.StreamChunks{Streamed: 40, StagedG1: 9, StagedG2: 3},
+		Prefetches:         backend.Prefetches{Whole: 1, AOnly: 4, Refused: 2, Last: backend.PrefetchRoom{Held: 20 << 30, Pool: 4 << 30, Query: 2 << 30, Cap: 23 << 30}}}
 }
 
 // The status carries each device's memory count, streamed bytes and copy
@@ -277,7 +278,8 @@ func TestStatusReportsDeviceCounts(t *testing.T) {
 	for k, v := range map[string]float64{
 		"device_memory_held_bytes": 3 << 30, "device_memory_peak_bytes": 5 << 30, "device_memory_cap_bytes": 15 << 30,
 		"device_streamed_bytes": 7 << 30, "device_streamed_copy_seconds": 2, "device_streamed_file_read_seconds": 1.5,
-		"device_streamed_chunks": 40, "device_staged_chunks_g1": 9, "device_staged_chunks_g2": 3,
+		"device_streamed_file_mapped_bytes": 6 << 30,
+		"device_streamed_chunks":            40, "device_staged_chunks_g1": 9, "device_staged_chunks_g2": 3,
 		"device_prefetch_abc": 1, "device_prefetch_a_alone": 4, "device_prefetch_refused": 2,
 		"device_prefetch_last_held_bytes": 20 << 30, "device_prefetch_last_pool_bytes": 4 << 30,
 		"device_prefetch_last_query_bytes": 2 << 30,

@@ -93,6 +93,12 @@ func (e *Engine) releaseHost(pk *params.ProvingKey) {
 		// Nothing reads the file as proofs run: a file removed once
 		// loaded gives its pages back (params.ProvingKey.CloseFile).
 		pk.CloseFile()
+	} else {
+		// Now, not inside the first partition's lock: locking a
+		// 2^27-domain key's file pages takes seconds.
+		for _, d := range e.devices {
+			d.caps.FromFile.PinKeyFile(pk)
+		}
 	}
 	e.log.Debug("engine: parameters held by the devices or read from the file; host pages given back", "bytes", before-pk.HostBytes(), "streamed_from_file", !held)
 }

@@ -113,6 +113,9 @@ type DeviceStatus struct {
 	// StreamedFileRead is the time the points of sets given back to their
 	// parameter file took to be read from it, before their copies.
 	StreamedFileRead time.Duration `json:"-"` // device_streamed_file_read_seconds
+	// StreamedFileMapped is the bytes of such sets copied straight from
+	// the file's pages instead (a file in memory), with no read.
+	StreamedFileMapped uint64 `json:"device_streamed_file_mapped_bytes,omitempty"`
 	// The chunks streamed, and of them the first chunks of G1 and G2 sets
 	// put ahead of their MSM while the link was otherwise idle.
 	StreamedChunks uint64 `json:"device_streamed_chunks,omitempty"`
@@ -206,6 +209,7 @@ func (e *Engine) Status() Status {
 			}
 			t := r.Transfers()
 			ds.StreamedBytes, ds.StreamedCopy, ds.StreamedFileRead = t.StreamedBytes, t.StreamedCopy, t.StreamedFileRead
+			ds.StreamedFileMapped = t.StreamedFileMapped
 			ds.StreamedChunks, ds.StagedG1, ds.StagedG2 = t.Chunks.Streamed, t.Chunks.StagedG1, t.Chunks.StagedG2
 			p := t.Prefetches
 			ds.PrefetchWhole, ds.PrefetchAOnly, ds.PrefetchRefused = p.Whole, p.AOnly, p.Refused

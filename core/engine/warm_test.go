@@ -219,11 +219,12 @@ func TestPrefillPartitions(t *testing.T) {
 }
 
 // fileDevice is a residentDevice that streams sets from the key's file
-// (backend.FileStreamer): it says whether it could, and counts UnpinKey.
+// (backend.FileStreamer): it says whether it could, and counts UnpinKey
+// and PinKeyFile.
 type fileDevice struct {
 	residentDevice
-	streams bool
-	unpins  int
+	streams        bool
+	unpins, pinned int
 }
 
 func (d *fileDevice) Capabilities() backend.Capabilities {
@@ -240,9 +241,19 @@ func (d *fileDevice) UnpinKey(*params.ProvingKey) {
 	d.mu.Unlock()
 }
 
+func (d *fileDevice) PinKeyFile(pk *params.ProvingKey) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.unpins == d.pinned { // only after the pages went
+		panic("PinKeyFile before UnpinKey")
+	}
+	d.pinned++
+}
+
 // A key whose host copy is over half the memory budget gives its pages
 // back when the devices stream its sets from the file (their locking
-// undone first); a smaller key, or devices that cannot, keep it. The
+// undone first, the file's pages locked after); a smaller key, or
+// devices that cannot, keep it. The
 // decision is all this checks (the test key's sections are on the heap).
 func TestWarmKeyReleasesAKeyStreamedFromItsFile(t *testing.T) {
 	f := testCircuit(t)
@@ -264,6 +275,7 @@ func TestWarmKeyReleasesAKeyStreamedFromItsFile(t *testing.T) {
 			e := newEngine(t, cfg, Options{Devices: []backend.Backend{dev}})
 			require.NoError(t, e.WarmKey(f.circuit.PK))
 			require.Equal(t, tc.unpins, dev.unpins)
+			require.Equal(t, tc.unpins, dev.pinned, "the file's pages locked once the host's went")
 			e.Close()
 		})
 	}

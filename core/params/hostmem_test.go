@@ -27,6 +27,13 @@ func givenBack(t *testing.T, path string) *ProvingKey {
 
 func tiledFile(t *testing.T) string {
 	t.Helper()
+	return tiledFileIn(t, t.TempDir())
+}
+
+// tiledFileIn writes the tests' tiled key into dir (removed after the
+// test) and returns its path.
+func tiledFileIn(t *testing.T, dir string) string {
+	t.Helper()
 	_, _, g1, g2 := bls.Generators()
 	s := make([]fr.Element, 300)
 	for i := range s {
@@ -35,7 +42,7 @@ func tiledFile(t *testing.T) string {
 	t1 := bls.BatchScalarMultiplicationG1(&g1, s)
 	t2 := bls.BatchScalarMultiplicationG2(&g2, s[:70])
 	vk := &VerifyingKey{Alpha1: t1[0], Beta1: t1[1], Delta1: t1[2], Beta2: t2[0], Gamma2: t2[1], Delta2: t2[2], IC: t1[:3]}
-	path := filepath.Join(t.TempDir(), "tiled.params")
+	path := filepath.Join(dir, "tiled.params")
 	require.NoError(t, WriteTiledFile(path, vk, TiledLayout{H: 20000, L: 15000, A: 12000, BG1: 11000, BG2: 6000}, t1, t2))
 	return path
 }

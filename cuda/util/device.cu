@@ -96,6 +96,12 @@ int cuzk::host_register(void* p, size_t bytes, char* err, size_t errlen) {
     return 0;
 }
 
+int cuzk::host_register_read_only(void* p, size_t bytes, char* err, size_t errlen) {
+    if (!p || !bytes) return fail(err, errlen, 1, "NULL or empty host buffer");
+    CKR(cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterReadOnly));
+    return 0;
+}
+
 int cuzk::host_unregister(void* p, char* err, size_t errlen) {
     if (!p) return fail(err, errlen, 1, "NULL host buffer");
     CKR(cudaHostUnregister(p));

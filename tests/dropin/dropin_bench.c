@@ -1012,6 +1012,7 @@ int main(int argc, char** argv) {
     double locked_peak = json_number(status, "peak_pinned_bytes") / gib;
     double copy_s = json_number(status, "device_streamed_copy_seconds");
     double read_s = json_number(status, "device_streamed_file_read_seconds"); /* before those copies */
+    double mapped = json_number(status, "device_streamed_file_mapped_bytes") / gib; /* copied from the file's pages */
     double dev_busy[64]; /* the engine's busy seconds per device, in its status order */
     int ndev_busy = json_numbers(status, "busy_seconds", dev_busy, 64);
     /* partitions whose a, b, c went up ahead of h: whole, a alone, not at all (every device) */
@@ -1166,6 +1167,10 @@ int main(int argc, char** argv) {
             printf("%-32s %12.2f  s in all (%.3f s a partition)\n", "  read from the parameter file", read_s,
                    read_s / parts);
             metric(NULL, "file_read", read_s / parts, "s");
+        }
+        if (mapped > 0) { /* sets given back to a file in memory: copied from its pages, no read */
+            printf("%-32s %12.3f  GiB a partition\n", "  copied from the file's pages", mapped / parts);
+            metric(NULL, "file_mapped_per_partition", mapped / parts, "GiB");
         }
         printf("%-32s %12.0f  (of them staged ahead while the link was idle: %.0f G1, %.0f G2)\n",
                "  chunks streamed", chunks[0], chunks[1], chunks[2]);

@@ -17,6 +17,8 @@
 #          first after create_SRS, a warm one), the file removed once
 #          create_SRS returns (UNLINK=0: kept). Each run's first proof is compared byte for
 #          byte with the resident call's (same assignment, r and s).
+#          ABC=copies: each of the ten circuits passes a copy of a, b, c
+#          of its own, as ten distinct partitions do (64 GB at 2^26).
 # Summaries in $OUT/27-*.txt, the bench logs (debug timelines) and the
 # host memory sampled each second (27-*.mem.log) in $OUT/27.tgz.
 set -uo pipefail
@@ -27,6 +29,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 caps=${CAPS:-24 16}
 calls=${CALLS:-3}
 sizes=${CORRECT_SIZES-10,16,20}
+abcflag=--shared-abc
+[ "${ABC:-shared}" = copies ] && abcflag=
 # DROPIN_LOG2 (default 27) and DROPIN_PARAMS_DIR (/dev/shm/cuzk) rehearse
 # the steps at a small size.
 S=${DROPIN_LOG2:-27}
@@ -67,14 +71,14 @@ bench() {
   local start rc
   start=$(date +%s)
   CUZK_LOG_LEVEL=debug build/dropin_bench --params "$params" --dump "$dump" --mode sync \
-    --config "verify_proofs = false"$'\n'"$cfg" --no-verify --shared-abc --proofs-out "$out/27-$label.proof" "$@" \
+    --config "verify_proofs = false"$'\n'"$cfg" --no-verify $abcflag --proofs-out "$out/27-$label.proof" "$@" \
     >"$out/27-$label.log" 2>&1 &
   local pid=$!
   # Host memory each second (the process's RSS, the host's available,
   # shared and page-locked memory, in KiB), kept if the kernel kills it.
   while kill -0 "$pid" 2>/dev/null; do
     echo "$(date +%T) rss $(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null)" \
-      "$(awk '/^(MemAvailable|Shmem|Mlocked|AnonPages):/ {printf "%s %s ", $1, $2}' /proc/meminfo)"
+      "$(awk '/^(MemAvailable|Cached|Shmem|Unevictable|Mlocked|AnonPages):/ {printf "%s %s ", $1, $2}' /proc/meminfo)"
     sleep 1
   done >"$out/27-$label.mem.log"
   wait "$pid"

@@ -53,6 +53,7 @@ typedef int (*cuzk_cuda_stream_take_stats_fn)(cuzk_cuda_stream*, uint64_t*, uint
 typedef int (*cuzk_cuda_h_abc_scalars_fn)(cuzk_cuda_abc*, const void*, cuzk_cuda_scalars**, char*, size_t);
 typedef int (*cuzk_cuda_host_register_fn)(void*, size_t, char*, size_t);
 typedef int (*cuzk_cuda_host_unregister_fn)(void*, char*, size_t);
+typedef int (*cuzk_cuda_host_register_read_only_fn)(void*, size_t, char*, size_t);
 typedef int (*cuzk_cuda_msm_g1_resident_fn)(cuzk_cuda_g1_set*, cuzk_cuda_scalars*, void*, char*, size_t);
 typedef int (*cuzk_cuda_msm_g2_resident_fn)(cuzk_cuda_g2_set*, cuzk_cuda_scalars*, void*, char*, size_t);
 
@@ -253,6 +254,10 @@ static int call_host_register(void* f, void* p, size_t bytes, char* err, size_t 
 
 static int call_host_unregister(void* f, void* p, char* err, size_t errlen) {
     return ((cuzk_cuda_host_unregister_fn)f)(p, err, errlen);
+}
+
+static int call_host_register_read_only(void* f, void* p, size_t bytes, char* err, size_t errlen) {
+    return ((cuzk_cuda_host_register_read_only_fn)f)(p, bytes, err, errlen);
 }
 
 static int call_msm_g1_resident(void* f, void* points, void* scalars, void* result, char* err, size_t errlen) {

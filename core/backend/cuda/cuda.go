@@ -211,7 +211,11 @@ type Backend struct {
 	// fileReadNanos is the time streamed chunks spent being read from
 	// their parameter file (filestream.go) before their copy
 	fileReadNanos atomic.Int64
-	preLast       backend.PrefetchRoom
+	// views: given-back sets copied from their file's pages in memory;
+	// fileMappedBytes, the bytes put from them (filestream.go)
+	views           fileViews
+	fileMappedBytes atomic.Int64
+	preLast         backend.PrefetchRoom
 	// qs is the running query stage's allocations (devmem.go's
 	// queryStage), changed with them and read with the device's count
 	// under qsMu, so that a prefetch sees the two agree.
@@ -304,7 +308,7 @@ func (b *Backend) Chunks() backend.StreamChunks {
 // prefetches.
 func (b *Backend) Transfers() backend.Transfers {
 	return backend.Transfers{StreamedBytes: b.StreamedBytes(), StreamedCopy: b.StreamedCopyTime(),
-		StreamedFileRead: time.Duration(b.fileReadNanos.Load()), Chunks: b.Chunks(), Prefetches: b.Prefetches()}
+		StreamedFileRead: time.Duration(b.fileReadNanos.Load()), StreamedFileMapped: uint64(b.fileMappedBytes.Load()), Chunks: b.Chunks(), Prefetches: b.Prefetches()}
 }
 
 // Capabilities: everything the interface describes (the memory cap's
@@ -356,16 +360,18 @@ func (d deviceStore[P, R, PR]) newStream(chunk int) (any, error) {
 func (d deviceStore[P, R, PR]) put(st any, slot int, points []P) error {
 	s := st.(*devStream)
 	if p, n := span(points); params.Released(p, n) && slot >= 0 && slot < 2 {
-		var buf []byte
+		buf, err := d.b.views.bytes(p, n)
+		if err != nil {
+			return err
+		}
 		ahead := s.held[slot] == (heldSpan{p, n})
 		s.held[slot] = heldSpan{} // taken, or about to be overwritten
-		if ahead {
+		if buf != nil {
+			d.b.fileMappedBytes.Add(int64(n))
+		} else if ahead {
 			buf = s.raw[slot][:n]
-		} else {
-			var err error
-			if buf, err = d.readChunk(s, slot, p, n); err != nil {
-				return err
-			}
+		} else if buf, err = d.readChunk(s, slot, p, n); err != nil {
+			return err
 		}
 		return call("stream put", func(e *C.char) C.int {
 			return C.call_stream_put_file(d.b.lib.streamPutFile, s.h, C.int(slot), unsafe.Pointer(unsafe.SliceData(buf)), C.size_t(len(points)), e, errLen)
@@ -409,11 +415,12 @@ func (d deviceStore[P, R, PR]) takeCopyStats(st any) (bytes, ns uint64) {
 	return uint64(b), uint64(t)
 }
 
-// pin page-locks points, a set that streams; one whose host pages were
-// given back streams from its file instead, unlocked.
+// pin page-locks points, a set that streams; for one whose host pages
+// were given back, the file's pages when the file is in memory
+// (fileViews), else it streams from its file, unlocked (errFromFile).
 func (d deviceStore[P, R, PR]) pin(points []P) error {
-	if params.Released(span(points)) {
-		return errFromFile
+	if p, n := span(points); params.Released(p, n) {
+		return d.b.views.lock(d.b.lib, p, n)
 	}
 	if err := onHost(points); err != nil {
 		return err
@@ -422,7 +429,9 @@ func (d deviceStore[P, R, PR]) pin(points []P) error {
 }
 
 func (d deviceStore[P, R, PR]) unpin(points []P) {
-	_ = d.b.lib.unregister(unsafe.Pointer(unsafe.SliceData(points)))
+	if p := unsafe.Pointer(unsafe.SliceData(points)); !d.b.views.unlock(d.b.lib, p) {
+		_ = d.b.lib.unregister(p)
+	}
 }
 
 func (d deviceStore[P, R, PR]) upload(points []P) (any, error) {
@@ -684,6 +693,14 @@ func (l *Library) Unpin(buf []fr.Element) error {
 func (l *Library) register(p unsafe.Pointer, bytes uintptr) error {
 	return call("host register", func(e *C.char) C.int {
 		return C.call_host_register(l.hostRegister, p, C.size_t(bytes), e, errLen)
+	})
+}
+
+// registerReadOnly page-locks bytes at p that the host maps read-only
+// (cuzk_cuda_host_register_read_only).
+func (l *Library) registerReadOnly(p unsafe.Pointer, bytes uintptr) error {
+	return call("host register", func(e *C.char) C.int {
+		return C.call_host_register_read_only(l.hostRegisterReadOnly, p, C.size_t(bytes), e, errLen)
 	})
 }
 

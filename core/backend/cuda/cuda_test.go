@@ -871,28 +871,51 @@ func TestMSMG2MatchesCPU(t *testing.T) {
 // (cuzk_cuda_stream_put_file) gives the MSM of the points the file holds,
 // gnark-crypto's over a copy read onto the heap, for G1 and G2; nothing
 // is decoded onto the host, and such a set is not page-locked.
+//
+// A file in memory (/dev/shm) is not read: the sets are page-locked as the
+// file's pages, mapped read-only, and each chunk is copied from them, with
+// the same results.
 func TestStreamedSetFromTheFile(t *testing.T) {
 	be := gpu(t)
 	defer be.Close()
 	const chunk, n = 1 << 14, 9<<14 + 123
 	g1, g2 := testPoints(t, 4099), testPointsG2(t, 1031)
 	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
-	path := filepath.Join(t.TempDir(), "tiled.params")
-	require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: n, A: n, BG1: n, BG2: n}, g1, g2))
-	ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
-	require.NoError(t, err)
-	pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
-	require.NoError(t, err)
-	pk.ReleaseHost(true)
-	require.True(t, params.Released(span(pk.L)) && params.Released(span(pk.BG2)), "the host pages are given back")
-	host := pk.HostBytes()
-	ss1 := be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac])
-	ss2 := be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac])
-	require.ErrorIs(t, ss1.pin(pk.L), errFromFile)
-	sc := random(t, n)
-	checkStreamedSet(t, ss1, pk.L, sc, chunk, cpuG1(t, ref.L, sc))
-	checkStreamedSet(t, ss2, pk.BG2, sc, chunk, cpuG2(t, ref.BG2, sc))
-	require.Equal(t, host, pk.HostBytes(), "nothing decoded onto the host")
-	require.Positive(t, be.Transfers().StreamedFileRead, "the file's reads timed")
-	runtime.KeepAlive(pk)
+	for _, dir := range []string{t.TempDir(), shmDir(t)} {
+		mem := inMemory(dir)
+		path := filepath.Join(dir, "tiled.params")
+		require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: n, A: n, BG1: n, BG2: n}, g1, g2))
+		ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})
+		require.NoError(t, err)
+		pk, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true, OffHeap: true})
+		require.NoError(t, err)
+		pk.ReleaseHost(true)
+		require.True(t, params.Released(span(pk.L)) && params.Released(span(pk.BG2)), "the host pages are given back")
+		host := pk.HostBytes()
+		ss1 := be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac])
+		ss2 := be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac])
+		if mem {
+			require.NoError(t, ss1.pin(pk.L), "the file's pages locked")
+			require.NoError(t, ss2.pin(pk.BG2))
+		} else {
+			require.ErrorIs(t, ss1.pin(pk.L), errFromFile)
+		}
+		before := be.Transfers()
+		sc := random(t, n)
+		checkStreamedSet(t, ss1, pk.L, sc, chunk, cpuG1(t, ref.L, sc))
+		checkStreamedSet(t, ss2, pk.BG2, sc, chunk, cpuG2(t, ref.BG2, sc))
+		require.Equal(t, host, pk.HostBytes(), "nothing decoded onto the host")
+		after := be.Transfers()
+		if mem {
+			require.Equal(t, before.StreamedFileRead, after.StreamedFileRead, "%s: nothing read", dir)
+			require.Greater(t, after.StreamedFileMapped, before.StreamedFileMapped, "%s: copied from the file's pages", dir)
+			ss1.unpin(pk.L)
+			ss2.unpin(pk.BG2)
+			require.Empty(t, be.views.m, "unlocked")
+		} else {
+			require.Greater(t, after.StreamedFileRead, before.StreamedFileRead, "%s: the file's reads timed", dir)
+			require.Equal(t, before.StreamedFileMapped, after.StreamedFileMapped)
+		}
+		runtime.KeepAlive(pk)
+	}
 }

@@ -207,7 +207,8 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 		// A set read from its file as it streams: the host buffers those
 		// reads use, now too (after a staged put, which may be reading
 		// into one: another key's proofs may run while this one warms).
-		if fp, ok := r.store.(filePreparer); ok && r.st != nil && params.Released(span(points)) {
+		// A set locked as its file's pages (a file in memory) is not read.
+		if fp, ok := r.store.(filePreparer); ok && r.st != nil && params.Released(span(points)) && !r.locked(points) {
 			r.drainStagedLocked()
 			_ = fp.prepareFile(r.st, min(r.chunk, len(points))*int(pointBytes[P]()))
 		}
@@ -640,6 +641,23 @@ func (r *residency[P, R, PR]) pinOnce(ss streamStore[P, R], points []P) {
 	if ss.pin(points) == nil {
 		r.pinned[k] = points
 	}
+}
+
+// pinFile page-locks points when they stream and were given back to
+// their file (pinOnce: the file's pages, where it is in memory).
+func (r *residency[P, R, PR]) pinFile(points []P) {
+	ss, ok := r.store.(streamStore[P, R])
+	if !ok || len(points) == 0 || !r.streams(points) || !params.Released(span(points)) {
+		return
+	}
+	r.pinOnce(ss, points)
+}
+
+// locked reports whether pinOnce page-locked points.
+func (r *residency[P, R, PR]) locked(points []P) bool {
+	r.mem.mu.Lock()
+	defer r.mem.mu.Unlock()
+	return r.pinned[keyOf(points)] != nil
 }
 
 // unpinLocked undoes pinOnce for the sets within [lo, hi); mem.mu held.

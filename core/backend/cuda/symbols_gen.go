@@ -51,6 +51,7 @@ type symbols struct {
 	hAbcScalars             unsafe.Pointer // cuzk_cuda_h_abc_scalars
 	hostRegister            unsafe.Pointer // cuzk_cuda_host_register
 	hostUnregister          unsafe.Pointer // cuzk_cuda_host_unregister
+	hostRegisterReadOnly    unsafe.Pointer // cuzk_cuda_host_register_read_only
 	msmG1Resident           unsafe.Pointer // cuzk_cuda_msm_g1_resident
 	msmG2Resident           unsafe.Pointer // cuzk_cuda_msm_g2_resident
 }
@@ -176,6 +177,9 @@ func (s *symbols) bind(sym func(name string) (unsafe.Pointer, error)) error {
 		return err
 	}
 	if s.hostUnregister, err = sym("cuzk_cuda_host_unregister"); err != nil {
+		return err
+	}
+	if s.hostRegisterReadOnly, err = sym("cuzk_cuda_host_register_read_only"); err != nil {
 		return err
 	}
 	if s.msmG1Resident, err = sym("cuzk_cuda_msm_g1_resident"); err != nil {

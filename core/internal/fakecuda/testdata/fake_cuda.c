@@ -274,6 +274,12 @@ int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {
     return 0;
 }
 
+int cuzk_cuda_host_register_read_only(void* p, size_t bytes, char* err, size_t errlen) {
+    (void)p, (void)bytes;
+    FAIL("host_register_read_only");
+    return 0;
+}
+
 int cuzk_cuda_host_unregister(void* p, char* err, size_t errlen) {
     (void)p;
     FAIL("host_unregister");
