@@ -29,6 +29,21 @@ const (
 	ramfsMagic = 0x858458f6
 )
 
+// inMemoryFS reports whether fs is a file system whose pages are its
+// files' memory.
+func inMemoryFS(fs *syscall.Statfs_t) bool {
+	t := uint32(fs.Type)
+	return t == tmpfsMagic || t == ramfsMagic
+}
+
+// InMemory reports whether path lies on a file system whose pages are
+// its files' memory (tmpfs, ramfs): a parameter file there streams from
+// its own pages (MapEncoded).
+func InMemory(path string) bool {
+	var fs syscall.Statfs_t
+	return syscall.Statfs(path, &fs) == nil && inMemoryFS(&fs)
+}
+
 // FileView is the bytes a section's points are stored as in their file,
 // mapped read-only from a file in memory (MapEncoded). Close unmaps it.
 type FileView struct {
@@ -60,7 +75,7 @@ func MapEncoded(p unsafe.Pointer, n uintptr) (*FileView, error) {
 		if err := syscall.Fstatfs(int(f.Fd()), &fs); err != nil {
 			return fmt.Errorf("params: %s: %w", r.src.path, err)
 		}
-		if t := uint32(fs.Type); t != tmpfsMagic && t != ramfsMagic {
+		if !inMemoryFS(&fs) {
 			return ErrNotInMemory
 		}
 		off := int64(r.off) + int64(lo)
@@ -112,11 +127,12 @@ func (k *keptFile) withOpen(fn func(f *os.File) error) error {
 	return fn(k.f)
 }
 
-// unchanged compares f's stamp with the one loaded.
+// unchanged compares the stamp of f, the descriptor kept since the load,
+// with the one loaded (fileio.Stamp.Unwritten).
 func (s source) unchanged(f *os.File) error {
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("params: %s: %w", s.path, err)
+		return fmt.Errorf("params: reading points again: %w", err)
 	}
 	if !s.stamp.Unwritten(fileio.StampOfInfo(st)) {
 		return s.changed()

@@ -3,27 +3,16 @@ package params
 import (
 	"os"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// inMemory reports whether dir is on a file system whose pages are the
-// files' memory.
-func inMemory(t *testing.T, dir string) bool {
-	var fs syscall.Statfs_t
-	if syscall.Statfs(dir, &fs) != nil {
-		return false
-	}
-	return uint32(fs.Type) == tmpfsMagic || uint32(fs.Type) == ramfsMagic
-}
-
 // memDir is a directory of the test in /dev/shm; the test is skipped
 // where there is none.
 func memDir(t *testing.T) string {
-	if !inMemory(t, "/dev/shm") {
+	if !InMemory("/dev/shm") {
 		t.Skip("no tmpfs at /dev/shm")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "cuzk-params-")
@@ -71,7 +60,7 @@ func TestMapEncodedGivesTheBytesReadEncodedReads(t *testing.T) {
 // file in RAM), nor one whose descriptor was closed or that was written
 // since the load; a view made before the write says so.
 func TestMapEncodedRefusesADiskFileAndAChangedOne(t *testing.T) {
-	if dir := t.TempDir(); !inMemory(t, dir) {
+	if dir := t.TempDir(); !InMemory(dir) {
 		pk := givenBack(t, tiledFileIn(t, dir))
 		_, err := MapEncoded(spanOf(pk.L))
 		require.ErrorIs(t, err, ErrNotInMemory)

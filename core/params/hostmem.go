@@ -82,23 +82,24 @@ type keptFile struct {
 func (s source) open(fn func(f *os.File) error) error {
 	s.kept.mu.RLock()
 	defer s.kept.mu.RUnlock()
-	f := s.kept.f
-	same := s.stamp.Unwritten
-	if f == nil {
-		var err error
-		if f, err = os.Open(s.path); err != nil {
-			return fmt.Errorf("params: reading points again: %w", err)
+	if f := s.kept.f; f != nil {
+		if err := s.unchanged(f); err != nil {
+			return err
 		}
-		defer f.Close()
-		// By path, nothing explains a change time that moved: the stamp
-		// must be the one loaded.
-		same = func(now fileio.Stamp) bool { return now == s.stamp }
+		return fn(f)
 	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("params: reading points again: %w", err)
+	}
+	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("params: reading points again: %w", err)
 	}
-	if !same(fileio.StampOfInfo(st)) {
+	// By path, nothing explains a change time that moved: the stamp must
+	// be the one loaded.
+	if fileio.StampOfInfo(st) != s.stamp {
 		return s.changed()
 	}
 	return fn(f)

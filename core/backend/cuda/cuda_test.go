@@ -882,7 +882,7 @@ func TestStreamedSetFromTheFile(t *testing.T) {
 	g1, g2 := testPoints(t, 4099), testPointsG2(t, 1031)
 	vk := &params.VerifyingKey{Alpha1: g1[0], Beta1: g1[1], Delta1: g1[2], Beta2: g2[0], Gamma2: g2[1], Delta2: g2[2], IC: g1[:3]}
 	for _, dir := range []string{t.TempDir(), shmDir(t)} {
-		mem := inMemory(dir)
+		mem := params.InMemory(dir)
 		path := filepath.Join(dir, "tiled.params")
 		require.NoError(t, params.WriteTiledFile(path, vk, params.TiledLayout{H: n, L: n, A: n, BG1: n, BG2: n}, g1, g2))
 		ref, err := params.ReadProvingKey(path, params.Options{SkipSubgroupCheck: true})

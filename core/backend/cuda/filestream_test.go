@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"unsafe"
 
@@ -15,19 +14,10 @@ import (
 	"github.com/cuzk/cuzk/core/params"
 )
 
-// inMemory reports whether dir is on tmpfs or ramfs.
-func inMemory(dir string) bool {
-	var fs syscall.Statfs_t
-	if syscall.Statfs(dir, &fs) != nil {
-		return false
-	}
-	return uint32(fs.Type) == 0x01021994 || uint32(fs.Type) == 0x858458f6
-}
-
 // shmDir is a directory of the test in /dev/shm; the test is skipped
 // where /dev/shm is not in memory.
 func shmDir(t *testing.T) string {
-	if !inMemory("/dev/shm") {
+	if !params.InMemory("/dev/shm") {
 		t.Skip("no tmpfs at /dev/shm")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "cuzk-cuda-")
