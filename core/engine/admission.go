@@ -302,3 +302,54 @@ func (a *admission) stats() admissionStats {
 	return admissionStats{Budget: a.budget, Keys: a.keys, Reserved: a.reserved, Peak: a.peak, Waiting: a.waiting,
 		MemoryWaits: a.memWaits, HostAvailable: a.lastAvail}
 }
+
+// hostWatch is how often the engine reads the host's free memory while
+// its pool holds idle buffers (relieveHost).
+const hostWatch = 50 * time.Millisecond
+
+// relieveHost gives idle pooled buffers back when the host's free memory
+// falls below memory.safety_margin: they are a cache, and the host's own
+// buffers come first. Buffers mapped ahead after a load stop at the
+// margin, but the host keeps allocating after them: bellperson copies ten
+// partitions' a, b, c (64 GB at 2^26) once create_SRS has returned, and
+// again before every call, beside what the last call left pooled. It frees
+// up to twice the margin back (memory that has started to run short keeps
+// doing so) and never while a partition admitted is still taking its
+// buffers (it may be counting on the idle ones: admission.memFitsLocked).
+// It returns the bytes freed.
+func (e *Engine) relieveHost() uint64 {
+	a := e.adm
+	if a.avail == nil || e.pool.stats().Pooled == 0 {
+		return 0
+	}
+	a.mu.Lock()
+	taking := a.unbacked > 0
+	a.mu.Unlock()
+	if taking {
+		return 0
+	}
+	avail, err := a.avail()
+	if err != nil || avail >= a.margin {
+		return 0
+	}
+	freed := e.pool.relieve(2*a.margin - avail)
+	if freed > 0 {
+		e.log.Info("engine: idle buffers given back to the host, whose free memory fell below memory.safety_margin",
+			"freed_bytes", freed, "host_available_bytes", avail, "safety_margin_bytes", a.margin)
+	}
+	return freed
+}
+
+// watchHost runs relieveHost every hostWatch until the engine closes.
+func (e *Engine) watchHost() {
+	t := time.NewTicker(hostWatch)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.closing:
+			return
+		case <-t.C:
+			e.relieveHost()
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
@@ -328,4 +329,76 @@ func TestPrefillStopsAtTheHostsMemory(t *testing.T) {
 	}
 	require.Zero(t, p.prefill(more, nil), "nothing more is mapped over the host's memory")
 	require.LessOrEqual(t, uint64(p.mapped.Load()), host)
+}
+
+// relieve frees idle buffers largest first until their bytes reach what
+// was asked, and returns once they are unmapped.
+func TestRelieveFreesIdleBuffersLargestFirst(t *testing.T) {
+	p := newPool(1<<40, 1)
+	defer p.close()
+	const n = 4096
+	size := uint64(n * elemSize)
+	require.EqualValues(t, 8*size, p.prefill([]int{n, 2 * n, n, 4 * n}, nil))
+	require.Zero(t, p.relieve(0), "nothing asked: nothing freed")
+	require.EqualValues(t, 4*size, p.relieve(1), "the largest buffer")
+	require.EqualValues(t, 4*size, p.mapped.Load(), "unmapped before relieve returns")
+	require.EqualValues(t, 3*size, p.relieve(3*size-1), "then 2n and n")
+	require.EqualValues(t, size, p.mapped.Load())
+	require.EqualValues(t, size, p.relieve(8*size), "what is left")
+	require.Zero(t, p.relieve(size), "an empty pool")
+	st := p.stats()
+	require.EqualValues(t, 4, st.HostFrees)
+	require.EqualValues(t, 8*size, st.HostFreedBytes)
+	require.Zero(t, st.Pooled)
+	require.Zero(t, p.mapped.Load())
+}
+
+// Buffers mapped ahead are given back when the host's own memory grows
+// after them (bellperson copying a call's assignments once create_SRS
+// has returned) until twice the margin is free, never while a partition
+// admitted is taking its buffers, and the partitions that come later map
+// what they need again.
+func TestIdleBuffersGoBackWhenTheHostRunsShort(t *testing.T) {
+	f := testCircuit(t)
+	pk, cs := f.circuit.PK, f.circuit.CS
+	n := len(pk.H) + 1
+	per := uint64((3*n + cs.NumAux) * elemSize) // a partition's buffers
+	ws := workingSet(n, cs.NumInputs, cs.NumAux)  // what admission reserves for one
+	cfg := testConfig()
+	cfg.Memory.Budget = config.AutoSize(100 * ws)
+	cfg.Memory.SafetyMargin = config.Size(per)
+	host := 18*ws + per
+	var hostUsed atomic.Uint64
+	var e *Engine
+	avail := func() uint64 {
+		used := uint64(e.pool.mapped.Load()) + hostUsed.Load()
+		return host - min(host, used)
+	}
+	be := &pinBackend{hookBackend: &hookBackend{name: "gpu0"}, pinned: map[*fr.Element]bool{}, pinnedMSMs: map[int]int{}}
+	e = newEngine(t, cfg, Options{Devices: []backend.Backend{be}, MemoryAvailable: func() (uint64, error) { return avail(), nil }})
+	require.NoError(t, e.WarmKey(pk))
+	// half of what is free less the margin: 9 partitions' buffers
+	require.Equal(t, ws, e.workingSet(n, cs.NumInputs, cs.NumAux))
+	eventually(t, func() bool { return e.Status().Memory.Pool.Pooled == 9*per }, "the pool is filled ahead")
+	time.Sleep(4 * hostWatch)
+	require.Zero(t, e.Status().Memory.Pool.HostFrees, "nothing given back with the margin free")
+
+	e.adm.mu.Lock()
+	e.adm.unbacked = 1 // a partition admitted, taking its buffers
+	e.adm.mu.Unlock()
+	hostUsed.Store(host - 9*per - per/2) // the host's copies: half the margin left
+	time.Sleep(4 * hostWatch)
+	require.Zero(t, e.Status().Memory.Pool.HostFrees, "given back while a partition takes its buffers")
+	e.adm.backed(1)
+	eventually(t, func() bool { return e.Status().Memory.Pool.HostFrees > 0 }, "buffers given back")
+	require.GreaterOrEqual(t, avail(), 2*per, "twice the margin given back")
+	st := e.Status().Memory.Pool
+	require.EqualValues(t, 9*per-st.Pooled, st.HostFreedBytes)
+	require.Less(t, st.HostFreedBytes, int64(2*per), "given back beyond twice the margin")
+
+	hostUsed.Store(0) // the copies freed: the next call's partitions map again
+	f.proveChecked(t, e, f.request("", 3, Normal))
+	e.Close()
+	require.Equal(t, be.pins, be.unpins)
+	require.Empty(t, be.bad)
 }

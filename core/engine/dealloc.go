@@ -81,10 +81,13 @@ type pool struct {
 
 	// statistics
 	allocs, reuses, frees atomic.Int64
-	freedBytes            atomic.Int64
-	active, maxActive     atomic.Int64 // concurrent frees
-	mapped                atomic.Int64 // bytes currently mapped
-	peakMapped            atomic.Int64
+	// relieved counts the idle buffers freed because the host ran short
+	// (relieve), relievedBytes their bytes
+	relieved, relievedBytes atomic.Int64
+	freedBytes              atomic.Int64
+	active, maxActive       atomic.Int64 // concurrent frees
+	mapped                  atomic.Int64 // bytes currently mapped
+	peakMapped              atomic.Int64
 }
 
 // handoff is a buffer for the dealloc goroutines: to pool or free, or (a
@@ -92,6 +95,7 @@ type pool struct {
 type handoff struct {
 	buf  []fr.Element
 	free bool
+	done *sync.WaitGroup // when set, told once buf is freed
 }
 
 // newPool starts workers dealloc goroutines.
@@ -219,6 +223,9 @@ func (p *pool) deallocLoop() {
 		} else {
 			p.release(h.buf)
 		}
+		if h.done != nil {
+			h.done.Done()
+		}
 		p.pending.Done()
 	}
 }
@@ -284,27 +291,67 @@ func (p *pool) limit() uint64 {
 // frees what the partition would have reused.
 func (p *pool) trim() {
 	limit := p.limit()
-	var out [][]fr.Element
 	p.mu.Lock()
-	for p.pooled > limit {
+	out := p.takeLargestLocked(func(uint64) bool { return p.pooled > limit })
+	p.mu.Unlock()
+	p.freeAll(out, nil)
+}
+
+// relieve frees idle pooled buffers, largest first, until their bytes
+// reach short or the pool is empty, and returns once they are freed (by
+// the dealloc goroutines, as every free): the host needs the memory back
+// (the engine's pressure watch). It returns the bytes freed.
+func (p *pool) relieve(short uint64) uint64 {
+	var taken uint64
+	p.mu.Lock()
+	out := p.takeLargestLocked(func(size uint64) bool {
+		if taken >= short {
+			return false
+		}
+		taken += size
+		return true
+	})
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	p.freeAll(out, &wg)
+	wg.Wait()
+	if len(out) > 0 {
+		p.relieved.Add(int64(len(out)))
+		p.relievedBytes.Add(int64(taken))
+	}
+	return taken
+}
+
+// takeLargestLocked takes pooled buffers out of the pool, largest first,
+// while more(the next one's bytes) says so (p.mu held).
+func (p *pool) takeLargestLocked(more func(size uint64) bool) [][]fr.Element {
+	var out [][]fr.Element
+	for {
 		n := 0
 		for k, l := range p.free {
 			if len(l) > 0 && k > n {
 				n = k
 			}
 		}
-		if n == 0 {
-			break
+		if n == 0 || !more(uint64(n*elemSize)) {
+			return out
 		}
 		l := p.free[n]
 		out = append(out, l[len(l)-1])
 		p.free[n] = l[:len(l)-1]
 		p.pooled -= uint64(n * elemSize)
 	}
-	p.mu.Unlock()
-	for _, b := range out {
+}
+
+// freeAll hands bufs to the dealloc goroutines to free; done, when set,
+// is told of each free.
+func (p *pool) freeAll(bufs [][]fr.Element, done *sync.WaitGroup) {
+	for _, b := range bufs {
 		p.pending.Add(1)
-		p.queue <- handoff{buf: b, free: true}
+		if done != nil {
+			done.Add(1)
+		}
+		p.queue <- handoff{buf: b, free: true, done: done}
 	}
 }
 
@@ -346,6 +393,11 @@ type poolStats struct {
 	PeakPinned  uint64 `json:"peak_pinned_bytes"`
 	PinErrors   int64  `json:"pin_errors"`
 	PinError    string `json:"last_pin_error,omitempty"`
+	// HostFrees counts the idle buffers given back because the host's
+	// free memory fell below memory.safety_margin, HostFreedBytes their
+	// bytes.
+	HostFrees      int64 `json:"host_pressure_frees"`
+	HostFreedBytes int64 `json:"host_pressure_freed_bytes"`
 }
 
 func (p *pool) stats() poolStats {
@@ -355,5 +407,6 @@ func (p *pool) stats() poolStats {
 	last, _ := p.pinErr.Load().(string)
 	return poolStats{Pooled: pooled, PoolMax: p.maxPool, Mapped: p.mapped.Load(), PeakMapped: p.peakMapped.Load(), Allocs: p.allocs.Load(),
 		Reuses: p.reuses.Load(), Frees: p.frees.Load(), FreedBytes: p.freedBytes.Load(), MaxConcurrent: p.maxActive.Load(),
-		Pinned: pinned, PinnedBytes: pinnedBytes, PeakPinned: peakPinned, PinErrors: p.pinErrors.Load(), PinError: last}
+		Pinned: pinned, PinnedBytes: pinnedBytes, PeakPinned: peakPinned, PinErrors: p.pinErrors.Load(), PinError: last,
+		HostFrees: p.relieved.Load(), HostFreedBytes: p.relievedBytes.Load()}
 }

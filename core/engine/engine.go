@@ -173,6 +173,11 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 		e.wg.Add(1)
 		go e.synthesize()
 	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.watchHost()
+	}()
 	w := 0
 	for _, d := range e.devices {
 		for k := 0; k < d.workers; k++ {

@@ -49,6 +49,8 @@ func newMetrics(e *Engine) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cuzk_memory_budget_bytes", Help: "memory.budget."}, func() float64 { return float64(e.adm.budget) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cuzk_buffers_pooled_bytes", Help: "Bytes of big buffers kept for reuse."}, func() float64 { return float64(e.pool.stats().Pooled) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cuzk_buffers_freed_bytes_total", Help: "Bytes of big buffers freed by the dealloc goroutine."}, func() float64 { return float64(e.pool.freedBytes.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cuzk_buffers_host_pressure_freed_bytes_total", Help: "Bytes of idle pooled buffers freed because the host's free memory fell below memory.safety_margin."},
+			func() float64 { return float64(e.pool.relievedBytes.Load()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cuzk_throttle_raised", Help: "1 while the memory-bandwidth throttle is raised."}, func() float64 { return b2f(e.throttle.Raised()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cuzk_throttle_yields_total", Help: "Mat-vec sleeps while the throttle was raised."}, func() float64 { return float64(e.throttle.Stats().Yields) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cuzk_throttle_seconds_total", Help: "Time mat-vec goroutines spent throttled."}, func() float64 { return e.throttle.Stats().Throttled.Seconds() }),
