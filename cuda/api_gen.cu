@@ -173,6 +173,11 @@ extern "C" int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, c
     return scalars_out.done(cuzk::h_abc_scalars(abc, consts, scalars_out, err, errlen));
 }
 
+extern "C" int cuzk_cuda_h_abc_lean_scalars(cuzk_cuda_abc* abc, const void* b, const void* c, const void* consts, cuzk_cuda_scalars** scalars, char* err, size_t errlen) {
+    cuzk::handle_out<cuzk_cuda_scalars> scalars_out(scalars);
+    return scalars_out.done(cuzk::h_abc_lean_scalars(abc, b, c, consts, scalars_out, err, errlen));
+}
+
 extern "C" int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {
     return cuzk::host_register(p, bytes, err, errlen);
 }

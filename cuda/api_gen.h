@@ -48,6 +48,7 @@ int stream_put_file(void* stream, int slot, const void* encoded, size_t n, char*
 int stream_wait(void* stream, int slot, char* err, size_t errlen);
 int stream_take_stats(void* stream, uint64_t* bytes, uint64_t* copy_ns, char* err, size_t errlen);
 int h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen);
+int h_abc_lean_scalars(void* abc, const void* b, const void* c, const void* consts, void** scalars, char* err, size_t errlen);
 int host_register(void* p, size_t bytes, char* err, size_t errlen);
 int host_unregister(void* p, char* err, size_t errlen);
 int host_register_read_only(void* p, size_t bytes, char* err, size_t errlen);

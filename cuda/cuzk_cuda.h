@@ -58,7 +58,7 @@ extern "C" {
  *   cuzk_cuda_g1_set    a resident set of G1 points (cuzk_cuda_g1_upload, _alloc)
  *   cuzk_cuda_g2_set    a resident set of G2 points (cuzk_cuda_g2_upload, _alloc)
  *   cuzk_cuda_scalars   a vector of Fr elements on a device (cuzk_cuda_scalars_upload,
- *                       _select, cuzk_cuda_h_abc_scalars)
+ *                       _select, cuzk_cuda_h_abc_scalars, _h_abc_lean_scalars)
  *   cuzk_cuda_abc       a, b, c on their way to h (cuzk_cuda_abc_upload)
  *   cuzk_cuda_stream    a streamer of G1 or G2 points (cuzk_cuda_stream_new) */
 typedef struct cuzk_cuda_g1_set cuzk_cuda_g1_set;
@@ -306,6 +306,15 @@ int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* stream, uint64_t* bytes, uint6
  * cuzk_cuda_scalars_free), for an H query that is streamed; the abc handle
  * is consumed (freed, also on error). */
 int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_scalars** scalars, char* err, size_t errlen);
+
+/* cuzk_cuda_h_abc_scalars for a handle holding a alone (cuzk_cuda_abc_upload
+ * with b and c NULL, no cuzk_cuda_abc_add): b and c are copied up one after
+ * the other (b's copy beside a's NTTs, c's once b is folded into a), so that
+ * two vectors of n beside the twiddle tables are on the device at once
+ * instead of three (a 2^27 partition's h stage takes 12 GiB instead of 16).
+ * b and c must stay unchanged until it returns; the handle is consumed. */
+int cuzk_cuda_h_abc_lean_scalars(cuzk_cuda_abc* abc, const void* b, const void* c, const void* consts,
+                                 cuzk_cuda_scalars** scalars, char* err, size_t errlen);
 
 /* Page-locks (cudaHostRegister, portable to every device) bytes of host
  * memory at p, for the caller's long-lived buffers; unregister before

@@ -362,8 +362,8 @@ func TestIdleBuffersGoBackWhenTheHostRunsShort(t *testing.T) {
 	f := testCircuit(t)
 	pk, cs := f.circuit.PK, f.circuit.CS
 	n := len(pk.H) + 1
-	per := uint64((3*n + cs.NumAux) * elemSize) // a partition's buffers
-	ws := workingSet(n, cs.NumInputs, cs.NumAux)  // what admission reserves for one
+	per := uint64((3*n + cs.NumAux) * elemSize)  // a partition's buffers
+	ws := workingSet(n, cs.NumInputs, cs.NumAux) // what admission reserves for one
 	cfg := testConfig()
 	cfg.Memory.Budget = config.AutoSize(100 * ws)
 	cfg.Memory.SafetyMargin = config.Size(per)

@@ -32,6 +32,10 @@ int abc_add(abc_t* x, void* b, void* c, char* err, size_t errlen);
 // after its copy; x->dv[1] and dv[2] are freed (room for what follows).
 int h_abc(abc_t* x, const void* consts, char* err, size_t errlen);
 
+// h_abc_lean is h_abc for a handle holding a alone: b and c are copied
+// from the host one after the other, two vectors on the device at once.
+int h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, size_t errlen);
+
 // abc_free waits for x's copies and frees it (NULL is ignored).
 void abc_free(abc_t* x);
 

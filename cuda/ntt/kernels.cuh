@@ -68,4 +68,16 @@ __global__ void k_h_pointwise(fr_t* a, const fr_t* b, const fr_t* c, size_t n, f
     a[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), c[i]), z_inv);
 }
 
+// k_h_pointwise a vector at a time (h_abc_lean): a = a·b, then
+// a = (a − c)·z_inv.
+__global__ void k_h_mul(fr_t* a, const fr_t* b, size_t n) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) a[i] = fr_mul(a[i], b[i]);
+}
+
+__global__ void k_h_sub_scale(fr_t* a, const fr_t* c, size_t n, fr_t z_inv) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) a[i] = fr_mul(fr_sub(a[i], c[i]), z_inv);
+}
+
 }  // namespace

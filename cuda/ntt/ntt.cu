@@ -231,6 +231,55 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     return 0;
 }
 
+int cuzk::h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, size_t errlen) {
+    const size_t n = x->n;  // checked by abc_upload
+    if (!consts || !b || !c) return fail(err, errlen, 1, "consts, b or c is NULL");
+    if (x->parts != 1 || !x->dv[0])
+        return fail(err, errlen, 1, "the handle holds more than a (cuzk_cuda_abc_upload with b and c NULL)");
+    CKR(cudaSetDevice(x->dev));
+    int rc = 0;
+    consts_t k;
+    memcpy(&k, consts, sizeof k);
+    twiddle_lease tl;
+    int lg = log2_exact(n);
+    fr_t* da = (fr_t*)x->dv[0];
+    void* hv[3] = {nullptr, b, c};
+    if ((rc = get_twiddles(x->dev, n, k, &tl, err, errlen))) return rc;
+    const fr_t *tw = tl.tw, *twi = tl.twi;
+    cuzk::phases ph("h lean");
+    ph.mark("start");
+    // b's copy runs beside a's NTTs (the same two vectors as later)
+    if ((rc = abc_put_all(x, hv, 1, 2, err, errlen))) return rc;
+    if (x->ready[0]) CKR(cudaStreamWaitEvent(0, x->ready[0], 0));
+    ph.mark("wait a");
+    if ((rc = ntt_device(da, n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
+    if ((rc = ntt_device(da, n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+    ph.mark("ntts a");
+    static const char* const done[3] = {nullptr, "b folded in", "c folded in"};
+    for (int i = 1; i < 3; i++) {
+        // c goes up into the room b left (dev_free's cudaFree waited for
+        // the kernel that read b)
+        if (i == 2 && (rc = abc_put_all(x, hv, 2, 3, err, errlen))) return rc;
+        fr_t* dx = (fr_t*)x->dv[i];
+        if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
+        if ((rc = ntt_device(dx, n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
+        if ((rc = ntt_device(dx, n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+        if (i == 1)
+            k_h_mul<<<blocks(n), THREADS>>>(da, dx, n);
+        else
+            k_h_sub_scale<<<blocks(n), THREADS>>>(da, dx, n, k.z_inv);
+        CKR(cudaGetLastError());
+        cuzk::dev_free(x->dv[i]);
+        x->dv[i] = nullptr;
+        ph.mark(done[i]);
+    }
+    if ((rc = ntt_device(da, n, lg, 1, 1, k, tw, twi, err, errlen))) return rc;
+    CKR(cudaDeviceSynchronize());
+    ph.mark("inverse coset ntt");
+    x->parts = 3;  // b and c were given (and are gone): h is in dv[0]
+    return 0;
+}
+
 int cuzk::ntt_h(int dev, void* a, void* b, void* c, size_t n, const void* consts, char* err, size_t errlen) {
     int rc = check_args(dev, n, consts, err, errlen);
     if (rc) return rc;
@@ -285,14 +334,10 @@ done:
 }
 #endif
 
-int cuzk::h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
-    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
-    int rc = 0;
-    if (!x || !consts || !scalars)
-        rc = fail(err, errlen, 1, "NULL argument");
-    else if (cudaError_t e = cudaSetDevice(x->dev))
-        rc = fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
-    else if (!(rc = cuzk::h_abc(x, consts, err, errlen))) {
+// h_scalars_of hands x->dv[0], h after rc (0: computed), to *scalars as a
+// vector of its n − 1 coefficients, and frees x (also on error).
+static int h_scalars_of(cuzk::abc_t* x, int rc, void** scalars, char* err, size_t errlen) {
+    if (!rc) {
         cuzk::scalar_vec* v = new (std::nothrow) cuzk::scalar_vec{x->dev, x->n - 1, static_cast<fr_t*>(x->dv[0])};
         if (!v) {
             rc = fail(err, errlen, 2, "out of host memory");
@@ -303,4 +348,28 @@ int cuzk::h_abc_scalars(void* abc, const void* consts, void** scalars, char* err
     }
     cuzk::abc_free(x);  // consumed, also on error
     return rc;
+}
+
+// h_abc_args checks the arguments every h_abc*_scalars entry takes and
+// selects x's device.
+static int h_abc_args(cuzk::abc_t* x, const void* consts, void** scalars, char* err, size_t errlen) {
+    if (!x || !consts || !scalars) return fail(err, errlen, 1, "NULL argument");
+    if (cudaError_t e = cudaSetDevice(x->dev))
+        return fail(err, errlen, cuzk::cuda_code(e), "cudaSetDevice(%d): %s", x->dev, cudaGetErrorString(e));
+    return 0;
+}
+
+int cuzk::h_abc_scalars(void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
+    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
+    int rc = h_abc_args(x, consts, scalars, err, errlen);
+    if (!rc) rc = cuzk::h_abc(x, consts, err, errlen);
+    return h_scalars_of(x, rc, scalars, err, errlen);
+}
+
+int cuzk::h_abc_lean_scalars(void* abc, const void* b, const void* c, const void* consts, void** scalars, char* err,
+                             size_t errlen) {
+    cuzk::abc_t* x = static_cast<cuzk::abc_t*>(abc);
+    int rc = h_abc_args(x, consts, scalars, err, errlen);
+    if (!rc) rc = cuzk::h_abc_lean(x, const_cast<void*>(b), const_cast<void*>(c), consts, err, errlen);
+    return h_scalars_of(x, rc, scalars, err, errlen);
 }

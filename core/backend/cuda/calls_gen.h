@@ -51,6 +51,7 @@ typedef int (*cuzk_cuda_stream_put_file_fn)(cuzk_cuda_stream*, int, const void*,
 typedef int (*cuzk_cuda_stream_wait_fn)(cuzk_cuda_stream*, int, char*, size_t);
 typedef int (*cuzk_cuda_stream_take_stats_fn)(cuzk_cuda_stream*, uint64_t*, uint64_t*, char*, size_t);
 typedef int (*cuzk_cuda_h_abc_scalars_fn)(cuzk_cuda_abc*, const void*, cuzk_cuda_scalars**, char*, size_t);
+typedef int (*cuzk_cuda_h_abc_lean_scalars_fn)(cuzk_cuda_abc*, const void*, const void*, const void*, cuzk_cuda_scalars**, char*, size_t);
 typedef int (*cuzk_cuda_host_register_fn)(void*, size_t, char*, size_t);
 typedef int (*cuzk_cuda_host_unregister_fn)(void*, char*, size_t);
 typedef int (*cuzk_cuda_host_register_read_only_fn)(void*, size_t, char*, size_t);
@@ -244,6 +245,13 @@ static int call_stream_take_stats(void* f, void* stream, uint64_t* bytes, uint64
 static int call_h_abc_scalars(void* f, void* abc, const void* consts, void** scalars, char* err, size_t errlen) {
     cuzk_cuda_scalars* scalars_out = NULL;
     int rc = ((cuzk_cuda_h_abc_scalars_fn)f)((cuzk_cuda_abc*)abc, consts, &scalars_out, err, errlen);
+    if (rc == 0) *scalars = scalars_out;
+    return rc;
+}
+
+static int call_h_abc_lean_scalars(void* f, void* abc, const void* b, const void* c, const void* consts, void** scalars, char* err, size_t errlen) {
+    cuzk_cuda_scalars* scalars_out = NULL;
+    int rc = ((cuzk_cuda_h_abc_lean_scalars_fn)f)((cuzk_cuda_abc*)abc, b, c, consts, &scalars_out, err, errlen);
     if (rc == 0) *scalars = scalars_out;
     return rc;
 }

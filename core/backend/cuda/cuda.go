@@ -259,14 +259,21 @@ func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
 
 // CheckRows refuses a partition of rows rows that cannot run within the
 // device's cap even with every point set streamed, and plans the resident
-// sets for partitions of that size (backend.MemoryCap).
+// sets for partitions of that size (backend.MemoryCap). A partition that fits only with smaller chunks than the plan's makes
+// them the device's (devmem.go's fitted; a streamer already made is made
+// again).
 func (b *Backend) CheckRows(rows int) error {
 	b.mem.mu.Lock()
-	defer b.mem.mu.Unlock()
-	if err := b.mem.plan.check(rows); err != nil {
+	plan := b.mem.plan.fitted(rows)
+	if err := plan.check(rows); err != nil {
+		b.mem.mu.Unlock()
 		return fmt.Errorf("cuda:%d: %w", b.dev, err)
 	}
+	b.mem.plan = plan
 	b.mem.rows = max(b.mem.rows, rows)
+	b.mem.mu.Unlock()
+	b.g1.shrinkChunk(plan.chunk)
+	b.g2.shrinkChunk(plan.chunk)
 	return nil
 }
 
@@ -545,9 +552,10 @@ func cbool(v bool) C.int {
 }
 
 // HMSM computes h and Σ h_i·points[i] on the GPU, keeping h there; when
-// points are not resident (streamed), h comes back to the host for a
-// streamed MSM. a, b, c are left unchanged; pre's copy of them, when it
-// has one of these slices, is used instead of an upload.
+// points are not resident (streamed), h stays on the device as the
+// scalars of the streamed MSM, computed lean under a cap that cannot hold
+// a, b and c together (devmem.go). a, b, c are left unchanged; pre's copy
+// of them, when it has one of these slices, is used instead of an upload.
 func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend.Prefetch) (res bls.G1Jac, hTime, msmTime time.Duration, err error) {
 	n := len(a)
 	if len(bb) != n || len(c) != n || len(points) != n-1 {
@@ -560,9 +568,18 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 	k := domainConsts(n)
 	if h == nil { // streamed: h stays on the device as the scalars of the chunks' MSMs
 		start := time.Now()
-		abc := b.takeABC(pre, a, bb, c)
+		// lean (a cap without room for a, b and c together): a goes up
+		// alone and h takes b and c from the host one after the other
+		b.mem.mu.Lock()
+		lean := b.mem.plan.lean(n)
+		b.mem.mu.Unlock()
+		abc := b.takeABC(pre, a, bb, c, lean)
 		if abc == nil {
-			if abc, err = b.uploadABC(a, bb, c); err != nil {
+			upB, upC := bb, c
+			if lean {
+				upB, upC = nil, nil
+			}
+			if abc, err = b.uploadABC(a, upB, upC); err != nil {
 				return res, 0, 0, err
 			}
 		}
@@ -570,6 +587,9 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 		b.g1.stage(points)
 		hv := &scalars{b: b, n: n - 1}
 		err = call("h", func(e *C.char) C.int {
+			if lean {
+				return C.call_h_abc_lean_scalars(b.lib.hAbcLeanScalars, abc, ptr(bb), ptr(c), unsafe.Pointer(k), &hv.h, e, errLen)
+			}
 			return C.call_h_abc_scalars(b.lib.hAbcScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
 		})
 		if err != nil {
@@ -582,7 +602,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 	}
 	var ms [2]C.double
 	var ws windowSums[bls.G1Jac]
-	if abc := b.takeABC(pre, a, bb, c); abc != nil { // copied while the query MSMs ran
+	if abc := b.takeABC(pre, a, bb, c, false); abc != nil { // copied while the query MSMs ran
 		err = call("h msm", func(e *C.char) C.int {
 			return C.call_h_msm_g1_abc(b.lib.hMsmG1Abc, abc, unsafe.Pointer(k), h.(unsafe.Pointer), unsafe.Pointer(&ws), &ms[0], e, errLen)
 		})

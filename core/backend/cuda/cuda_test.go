@@ -387,6 +387,58 @@ func TestPrefetchedABCMatchesCPU(t *testing.T) {
 	}
 }
 
+// Under a cap that holds h's a and one of b and c beside the twiddle
+// tables and the stream buffers, but not all three (devmem.go's lean: 2^27
+// under 16 GiB), h takes b and c from the host one after the other
+// (cuzk_cuda_h_abc_lean_scalars), with a uploaded alone or prefetched
+// alone: the same h MSM as the CPU's, the count never past the cap.
+func TestLeanHMatchesCPU(t *testing.T) {
+	k := 0
+	for _, s := range sizes(t) {
+		if s <= 20 {
+			k = max(k, s)
+		}
+	}
+	if k < 16 {
+		t.Skip("needs a size from 2^16 to 2^20 in CUZK_CUDA_SIZES")
+	}
+	n := 1 << k
+	var plan memPlan
+	for c := uint64(64 << 20); c < 4<<30; c += 1 << 20 {
+		if p := newMemPlan(c).fitted(n); p.lean(n) && p.streamedNeed(n)+8<<20 <= c {
+			plan = p
+			break
+		}
+	}
+	require.NotZero(t, plan.cap, "a cap that makes h lean at 2^%d", k)
+	o := benchOptions()
+	o.MaxDeviceMemory = plan.cap
+	be := gpuWith(t, o)
+	defer be.Close()
+	require.NoError(t, be.CheckRows(n))
+	pts := testPoints(t, n-1)
+	for _, aOnly := range []bool{false, true} {
+		a, b, c := random(t, n), random(t, n), random(t, n)
+		ca, cb, cc := slices.Clone(a), slices.Clone(b), slices.Clone(c)
+		want := cpuG1(t, pts, ntt.H(ca, cb, cc, runtime.GOMAXPROCS(0)))
+		var pre backend.Prefetch // nil: a uploaded by HMSM
+		if aOnly {
+			p := be.newPrefetch(nil)
+			require.True(t, p.prefetchABC(a, b, c, true))
+			pre = p
+		}
+		got, _, _, err := be.HMSM(pts, a, b, c, pre)
+		require.NoError(t, err)
+		require.True(t, want.Equal(&got), "lean h MSM 2^%d, a prefetched alone %v", k, aOnly)
+		if pre != nil {
+			pre.Release()
+		}
+	}
+	require.False(t, be.g1.resident(pts), "H streamed")
+	t.Logf("lean h MSM 2^%d under a cap of %d MiB equals the CPU's", k, plan.cap>>20)
+	checkCapped(t, be)
+}
+
 // Misuse of an a, b, c handle at the C boundary is refused with a clear
 // error, the handle still freeable: b without c, b and c added to a handle
 // that has them, or added as NULL.

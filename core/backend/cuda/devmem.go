@@ -70,14 +70,44 @@ func streamAcc(n int) uint64 {
 	return uint64(nw) << (c - 1) * (3*g1Size/2 + 3*g2Size/2)
 }
 
+// hStage is what the h stage holds on the device for a partition of n
+// rows: a, b, c and the twiddle tables (n scalars together), or, lean, a
+// and one of b and c at a time beside the tables
+// (cuzk_cuda_h_abc_lean_scalars).
+func hStage(n int, lean bool) uint64 {
+	vectors := 4
+	if lean {
+		vectors = 3
+	}
+	return uint64(vectors) * uint64(n) * scalarSize
+}
+
+// lean reports whether partitions of n rows compute h with b and c going
+// up one after the other: under a cap that cannot hold the whole h stage
+// beside a chunk's MSM scratch and the stream buffers (2^27 under 16 GiB:
+// 21.4 GiB). b's and c's copies then no longer all run beside a's NTTs.
+func (p memPlan) lean(n int) bool {
+	return p.cap > 0 && hStage(n, false)+p.msmScratch(p.chunk)+p.streamBuffers(n) > p.cap
+}
+
 // streamedNeed is the least device memory a partition of n rows needs with
-// every point set streamed: its h stage (a, b, c and the twiddle tables, n
-// scalars each) beside the MSM pool's idle scratch of a chunk's MSM, which
-// is more than its query stage (aux and one selection of scalars: A's is
-// freed before B's is made, queries.go; and an MSM over a chunk), beside
-// the stream buffers.
+// every point set streamed: its lean h stage beside the MSM pool's idle
+// scratch of a chunk's MSM, which is more than its query stage (aux and
+// one selection of scalars: A's is freed before B's is made, queries.go;
+// and an MSM over a chunk), beside the stream buffers.
 func (p memPlan) streamedNeed(n int) uint64 {
-	return 4*uint64(n)*scalarSize + p.msmScratch(p.chunk) + p.streamBuffers(n)
+	return hStage(n, true) + p.msmScratch(p.chunk) + p.streamBuffers(n)
+}
+
+// fitted is p with its chunk halved, down to minChunk, until a partition
+// of n rows fits with every set streamed: under 16 GiB a 2^27 partition
+// streams chunks of 2^22 points (stream buffers 2.47 GiB instead of 4.73),
+// smaller partitions keep the cap's chunk.
+func (p memPlan) fitted(n int) memPlan {
+	for p.cap > 0 && p.streamedNeed(n) > p.cap && p.chunk/2 >= minChunk {
+		p.chunk /= 2
+	}
+	return p
 }
 
 // reserve is what resident sets leave free for a partition of n rows
@@ -151,14 +181,15 @@ func (q queryStage) extra(n int) uint64 {
 }
 
 // check refuses a partition of n rows that cannot run even with every
-// point set streamed, with the numbers.
+// point set streamed in the plan's chunks (fitted picks them), with the
+// numbers.
 func (p memPlan) check(n int) error {
 	if p.cap == 0 {
 		return nil
 	}
 	if need := p.streamedNeed(n); need > p.cap {
 		return fmt.Errorf("%w: a partition of %d rows needs at least %s of device memory with every point set streamed "+
-			"(its vectors and an MSM's scratch %s, stream buffers %s), and gpus.max_device_memory is %s",
+			"(its h stage and an MSM's scratch %s, stream buffers %s), and gpus.max_device_memory is %s",
 			backend.ErrDeviceMemory, n, units.Bytes(need), units.Bytes(need-p.streamBuffers(n)), units.Bytes(p.streamBuffers(n)), units.Bytes(p.cap))
 	}
 	return nil

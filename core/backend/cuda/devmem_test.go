@@ -214,7 +214,7 @@ func TestCapPlansResidentAndStreamedSets(t *testing.T) {
 		require.NoError(t, plan.check(n))
 		store := &cappedStore{cap: c.cap, fixed: base.fixed}
 		r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: c.cap, plan: plan, rows: n})
-		require.Equal(t, plan.chunk, r.chunk, "a capped device streams chunks of the plan's size")
+		require.Equal(t, plan.chunk, r.chunkSize(), "a capped device streams chunks of the plan's size")
 		for round := 0; round < 2; round++ {
 			for i, pts := range sets {
 				// the partition's other vectors beside the scalars the MSM
@@ -319,10 +319,26 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	p16, p24 := newMemPlan(16*GiB), newMemPlan(24*GiB)
 	require.NoError(t, p16.check(1<<26))
 	require.NoError(t, p24.check(1<<27))
+	// 2^27 under 16 GiB: the h stage lean (12 GiB with the twiddle
+	// tables) beside chunks of 2^22 points; under 12 GiB not even that
+	require.False(t, p24.lean(1<<27), "24 GiB holds a, b and c beside the stream buffers")
+	require.True(t, p16.lean(1<<27))
+	require.False(t, p16.lean(1<<26))
+	require.False(t, newMemPlan(0).lean(1<<27), "no cap: never lean")
 	err := p16.check(1 << 27)
 	require.ErrorIs(t, err, backend.ErrDeviceMemory)
-	require.ErrorContains(t, err, "134217728 rows needs at least 21.4 GiB")
+	require.ErrorContains(t, err, "134217728 rows needs at least 17.4 GiB", "chunks of 2^23 points")
 	require.ErrorContains(t, err, "gpus.max_device_memory is 16 GiB")
+	f16 := p16.fitted(1 << 27)
+	require.Equal(t, 1<<22, f16.chunk)
+	require.NoError(t, f16.check(1<<27))
+	require.LessOrEqual(t, f16.streamedNeed(1<<27), uint64(15*GiB), "within 15 GiB (a 16 GiB card's usable memory)")
+	require.True(t, f16.lean(1<<27))
+	require.Equal(t, p16, p16.fitted(1<<26), "a partition that fits keeps the cap's chunk")
+	require.Equal(t, p24, p24.fitted(1<<27))
+	f12 := newMemPlan(12 * GiB).fitted(1 << 27)
+	require.Equal(t, minChunk, f12.chunk)
+	require.ErrorContains(t, f12.check(1<<27), "gpus.max_device_memory is 12 GiB")
 	require.NoError(t, newMemPlan(0).check(1<<30), "no cap, no refusal")
 	// 2^26 under 24 GiB (the library given 23), the counts measured on the
 	// H200 (2026-12-01, 06f14ed): L
@@ -436,6 +452,34 @@ func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
 	require.NoError(t, r.warm(pts))
 	require.Nil(t, r.st)
 	r.close()
+}
+
+// A partition that needs smaller chunks (CheckRows: devmem.go's fitted)
+// remakes a streamer made with larger buffers, at once, so that its room
+// is freed and its smaller buffers held before the partition runs; a
+// larger chunk changes nothing. The MSMs go in the new chunks.
+func TestShrinkChunkRemakesTheStreamer(t *testing.T) {
+	const n = 1 << 10
+	pts, sc := testPoints(t, n), random(t, n)
+	plan := memPlan{chunk: 1 << 8, fixed: 1 << 10}
+	plan.cap = plan.streamedNeed(n)
+	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
+	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
+	require.NoError(t, r.warm(pts))
+	r.shrinkChunk(1 << 9)
+	require.Equal(t, 1<<8, r.chunkSize(), "a larger chunk is not taken")
+	r.shrinkChunk(1 << 7)
+	require.Equal(t, 1<<7, r.chunkSize())
+	require.NotNil(t, r.st, "the streamer made again")
+	require.Equal(t, 1<<7, r.st.(*fakeStream).chunk)
+	require.Equal(t, 2*uint64(1<<7)*(g1Size+g2Size), store.live, "the larger buffers freed")
+	got, err := r.msm(pts, sc)
+	require.NoError(t, err)
+	want := cpuG1(t, pts, sc)
+	require.True(t, want.Equal(&got))
+	require.Equal(t, n>>7, r.st.(*fakeStream).puts, "chunks of the new size")
+	r.close()
+	require.Zero(t, store.live)
 }
 
 // With no room for the stream buffers, a set whose host pages were given

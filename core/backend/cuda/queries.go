@@ -133,7 +133,8 @@ func take[T any](p *prefetch, dst **T) *T {
 }
 
 // ABC starts copying a, b, c (a alone when the cap leaves room for one
-// vector only), replacing any copy the prefetch held. Under a cap the copy
+// vector only, or h is lean: devmem.go), replacing any copy the prefetch
+// held. Under a cap the copy
 // is decided as the running region's own (roomNow): call it within the
 // partition's region, after BeginRegion (groth16's uploads do).
 func (p *prefetch) ABC(a, bb, c []fr.Element) {
@@ -148,8 +149,11 @@ func (p *prefetch) ABC(a, bb, c []fr.Element) {
 	b.preMu.Lock()
 	b.preLast = room
 	b.preMu.Unlock()
+	b.mem.mu.Lock()
+	lean := b.mem.plan.lean(n)
+	b.mem.mu.Unlock()
 	switch {
-	case b.fits(room, 3*vec, n):
+	case !lean && b.fits(room, 3*vec, n): // lean: h takes b and c one at a time, from the host
 		done = p.prefetchABC(a, bb, c, false)
 	case b.fits(room, vec, n):
 		done = p.prefetchABC(a, bb, c, true)
@@ -296,7 +300,9 @@ func (b *Backend) freeABC(x *abcPrefetch) {
 // takeABC returns pre's copy of a, b, c, with b's and c's copies started
 // now when a went up alone (nil if there is none, or b and c cannot go up
 // now: the caller uploads all three; a copy of other slices is freed).
-func (b *Backend) takeABC(pre backend.Prefetch, a, bb, c []fr.Element) unsafe.Pointer {
+// aOnly (lean h): a copy of a alone is returned as it is, and one of all
+// three is freed.
+func (b *Backend) takeABC(pre backend.Prefetch, a, bb, c []fr.Element, aOnly bool) unsafe.Pointer {
 	p := b.own(pre)
 	if p == nil || len(a) == 0 {
 		return nil
@@ -305,11 +311,11 @@ func (b *Backend) takeABC(pre backend.Prefetch, a, bb, c []fr.Element) unsafe.Po
 	if x == nil {
 		return nil
 	}
-	if len(a) != x.n || len(bb) != x.n || len(c) != x.n || x.key != [3]*fr.Element{&a[0], &bb[0], &c[0]} {
+	if len(a) != x.n || len(bb) != x.n || len(c) != x.n || x.key != [3]*fr.Element{&a[0], &bb[0], &c[0]} || aOnly && !x.aOnly {
 		b.freeABC(x)
 		return nil
 	}
-	if x.aOnly && b.addBC(x.h, bb, c) != nil {
+	if x.aOnly && !aOnly && b.addBC(x.h, bb, c) != nil {
 		b.freeABC(x)
 		return nil
 	}

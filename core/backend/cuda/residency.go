@@ -86,7 +86,9 @@ type vram struct {
 type residency[P comparable, R any, PR jacobian[R]] struct {
 	store pointStore[P, R]
 	mem   *vram
-	chunk int // points per streamed chunk
+	// chunk is the points a streamed chunk (chunkSize): changed only
+	// under stMu (shrinkChunk), read anywhere
+	chunk atomic.Int64
 
 	sets   map[setKey[P]]any // guarded by mem.mu
 	pinned map[setKey[P]][]P // host sets page-locked for streaming (nil: could not be); guarded by mem.mu
@@ -154,7 +156,35 @@ func newResidency[P comparable, R any, PR jacobian[R]](store pointStore[P, R], m
 	if mem.plan.cap > 0 || chunk > mem.plan.chunk && mem.plan.chunk > 0 {
 		chunk = mem.plan.chunk
 	}
-	return &residency[P, R, PR]{store: store, mem: mem, chunk: chunk, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{}}
+	r := &residency[P, R, PR]{store: store, mem: mem, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{}}
+	r.chunk.Store(int64(chunk))
+	return r
+}
+
+// chunkSize is the points a streamed chunk.
+func (r *residency[P, R, PR]) chunkSize() int { return int(r.chunk.Load()) }
+
+// shrinkChunk makes streamed chunks chunk points when they are larger
+// (CheckRows: a partition whose h stage needs the room of larger stream
+// buffers), remaking a streamer made with larger buffers: at once, while
+// the device has room for it (handle).
+func (r *residency[P, R, PR]) shrinkChunk(chunk int) {
+	r.stMu.Lock()
+	defer r.stMu.Unlock()
+	if chunk >= r.chunkSize() {
+		return
+	}
+	r.chunk.Store(int64(chunk))
+	if r.st == nil {
+		return
+	}
+	ss := r.store.(streamStore[P, R])
+	r.drainStagedLocked()
+	ss.freeStream(r.st)
+	r.st = nil
+	if st, err := ss.newStream(chunk); err == nil {
+		r.st = st
+	}
 }
 
 // handle returns the resident copy of points, uploading it if it fits in
@@ -200,7 +230,7 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 		// makes them at that MSM.
 		r.stMu.Lock()
 		if r.st == nil {
-			if st, err := ss.newStream(r.chunk); err == nil {
+			if st, err := ss.newStream(r.chunkSize()); err == nil {
 				r.st = st
 			}
 		}
@@ -210,7 +240,7 @@ func (r *residency[P, R, PR]) warm(points []P) error {
 		// A set locked as its file's pages (a file in memory) is not read.
 		if fp, ok := r.store.(filePreparer); ok && r.st != nil && params.Released(span(points)) && !r.locked(points) {
 			r.drainStagedLocked()
-			_ = fp.prepareFile(r.st, min(r.chunk, len(points))*int(pointBytes[P]()))
+			_ = fp.prepareFile(r.st, min(r.chunkSize(), len(points))*int(pointBytes[P]()))
 		}
 		r.stMu.Unlock()
 	}
@@ -448,7 +478,7 @@ func (r *residency[P, R, PR]) streamMSM(points []P, s any) (R, error) {
 	r.stMu.Lock()
 	defer r.stMu.Unlock()
 	if r.st == nil {
-		st, err := ss.newStream(r.chunk)
+		st, err := ss.newStream(r.chunkSize())
 		if err != nil {
 			return res, fmt.Errorf("cuda: %w: %w", errNoStreamer, err)
 		}
@@ -490,7 +520,7 @@ func (r *residency[P, R, PR]) stage(points []P) {
 	}
 	r.drainStagedLocked()
 	r.pinOnce(ss, points)
-	first := points[:min(r.chunk, len(points))]
+	first := points[:min(r.chunkSize(), len(points))]
 	st := &staged[P]{key: keyOf(points), done: make(chan error, 1)}
 	stream := r.st
 	go func() { st.done <- ss.put(stream, 0, first) }()
@@ -557,8 +587,9 @@ type aheadReader[P any] interface {
 func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s any) (R, error) {
 	var res R
 	n := len(points)
-	part := func(k int) []P { return points[k*r.chunk : min((k+1)*r.chunk, n)] }
-	chunks := (n + r.chunk - 1) / r.chunk
+	chunk := r.chunkSize() // stMu held: unchanged until the end
+	part := func(k int) []P { return points[k*chunk : min((k+1)*chunk, n)] }
+	chunks := (n + chunk - 1) / chunk
 	// reads[slot]: the read ahead into slot's buffer in flight, if any;
 	// none outlives the loop (a failed streamer's buffers go with it).
 	var reads [2]chan error
@@ -602,9 +633,9 @@ func (r *residency[P, R, PR]) streamChunks(ss streamStore[P, R], points []P, s a
 		} else {
 			next <- nil
 		}
-		sum, err := ss.streamMSM(r.st, k%2, s, k*r.chunk, len(part(k)), n)
+		sum, err := ss.streamMSM(r.st, k%2, s, k*chunk, len(part(k)), n)
 		if perr := <-next; err == nil && perr != nil {
-			err = fmt.Errorf("cuda: streaming points from %d: %w", (k+1)*r.chunk, perr)
+			err = fmt.Errorf("cuda: streaming points from %d: %w", (k+1)*chunk, perr)
 		}
 		if err != nil {
 			return res, err
@@ -677,12 +708,13 @@ func (r *residency[P, R, PR]) unpinLocked(lo, hi uintptr) {
 // does not fit the budget), freeing each after it.
 func (r *residency[P, R, PR]) stream(points []P, fn func(h any, from, to int) error) error {
 	var scratch []P // a given-back chunk, decoded from the file
-	for from := 0; from < len(points); from += r.chunk {
-		to := min(from+r.chunk, len(points))
+	chunk := r.chunkSize()
+	for from := 0; from < len(points); from += chunk {
+		to := min(from+chunk, len(points))
 		up := points[from:to]
 		if p, n := span(up); params.Released(p, n) {
 			if scratch == nil {
-				scratch = make([]P, min(r.chunk, len(points)))
+				scratch = make([]P, min(chunk, len(points)))
 			}
 			up = scratch[:to-from]
 			if err := params.ReadDecoded(p, n, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(up))), n)); err != nil {

@@ -105,7 +105,7 @@ func TestStreamingWhenOverBudget(t *testing.T) {
 	pts, sc := testPoints(t, 5000), random(t, 5000)
 	store := &fakeStore{capacity: 1 << 30}
 	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1000 * g1Bytes}) // a set of 5000 points does not fit
-	r.chunk = 1024
+	r.chunk.Store(1024)
 	got, err := r.msm(pts, sc)
 	require.NoError(t, err)
 	w := cpuG1(t, pts, sc)
@@ -126,7 +126,7 @@ func TestUploadFailureStreamsThenErrors(t *testing.T) {
 	// The device refuses the whole set but takes chunks: streamed.
 	store := &fakeStore{capacity: 1500 * g1Bytes}
 	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: 1 << 30})
-	r.chunk = 1000
+	r.chunk.Store(1000)
 	got, err := r.msm(pts, sc)
 	require.NoError(t, err)
 	w := cpuG1(t, pts, sc)
@@ -161,7 +161,7 @@ func TestSubgroupCheckResidentAndStreamed(t *testing.T) {
 	require.Equal(t, 1, store.uploads, "the MSM uses the set the check uploaded")
 
 	streamed := newResidency[bls.G1Affine, bls.G1Jac](&fakeStore{capacity: 1 << 30}, &vram{budget: 100 * g1Bytes})
-	streamed.chunk = 1000
+	streamed.chunk.Store(1000)
 	bad, first, err = streamed.checkSubgroup(pts)
 	require.NoError(t, err)
 	require.Equal(t, 3, bad)
@@ -224,7 +224,7 @@ func TestRangeCheckFillsTheResidentSet(t *testing.T) {
 	// Over the budget: streamed range by range, nothing allocated.
 	small := &fakeStore{capacity: 1 << 30}
 	s := newResidency[bls.G1Affine, bls.G1Jac](small, &vram{budget: 100 * g1Bytes})
-	s.chunk = 400
+	s.chunk.Store(400)
 	c = s.beginCheck(bad)
 	n, first, err = c.check(2000, 3000)
 	require.NoError(t, err)

@@ -49,6 +49,7 @@ type symbols struct {
 	streamWait              unsafe.Pointer // cuzk_cuda_stream_wait
 	streamTakeStats         unsafe.Pointer // cuzk_cuda_stream_take_stats
 	hAbcScalars             unsafe.Pointer // cuzk_cuda_h_abc_scalars
+	hAbcLeanScalars         unsafe.Pointer // cuzk_cuda_h_abc_lean_scalars
 	hostRegister            unsafe.Pointer // cuzk_cuda_host_register
 	hostUnregister          unsafe.Pointer // cuzk_cuda_host_unregister
 	hostRegisterReadOnly    unsafe.Pointer // cuzk_cuda_host_register_read_only
@@ -171,6 +172,9 @@ func (s *symbols) bind(sym func(name string) (unsafe.Pointer, error)) error {
 		return err
 	}
 	if s.hAbcScalars, err = sym("cuzk_cuda_h_abc_scalars"); err != nil {
+		return err
+	}
+	if s.hAbcLeanScalars, err = sym("cuzk_cuda_h_abc_lean_scalars"); err != nil {
 		return err
 	}
 	if s.hostRegister, err = sym("cuzk_cuda_host_register"); err != nil {

@@ -1,0 +1,63 @@
+package cuda
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/fakecuda"
+)
+
+// With the fake library (no GPU): under a plan that cannot hold a, b and c
+// together (devmem.go's lean), a streamed H's h goes through the lean
+// entry (cuzk_cuda_h_abc_lean_scalars) with a alone uploaded or taken from
+// a prefetch of a alone, which b and c are then not added to; a prefetch
+// of all three is dropped. Without the cap, the lean entry is never called.
+func TestLeanHUnderACapThatCannotHoldABC(t *testing.T) {
+	const n = 1 << 12
+	pts := testPoints(t, n-1)
+	a, b, c := random(t, n), random(t, n), random(t, n)
+	capped := func() *Backend {
+		be := fakeBackend(t)
+		plan := memPlan{chunk: 1 << 10, fixed: 1 << 10}
+		plan.cap = plan.streamedNeed(n)
+		require.True(t, plan.lean(n))
+		be.mem.mu.Lock()
+		be.mem.plan, be.mem.budget = plan, plan.cap
+		be.mem.mu.Unlock()
+		return be
+	}
+
+	t.Setenv(fakecuda.FailEnv, "h_abc_lean_scalars=1")
+	be := capped()
+	_, _, _, err := be.HMSM(pts, a, b, c, nil)
+	require.ErrorContains(t, err, "h_abc_lean_scalars: failure injected", "h computed lean")
+	require.False(t, be.g1.resident(pts), "H streamed")
+
+	// a prefetched alone: taken as it is (abc_add would fail)
+	t.Setenv(fakecuda.FailEnv, "abc_add=1,h_abc_scalars=1")
+	pre := be.newPrefetch(nil)
+	require.True(t, pre.prefetchABC(a, b, c, true))
+	_, _, _, err = be.HMSM(pts, a, b, c, pre)
+	require.NoError(t, err)
+	require.Nil(t, pre.abc, "HMSM took the prefetch")
+	pre.Release()
+	// a, b and c prefetched whole: dropped, a uploaded alone
+	pre = be.newPrefetch(nil)
+	require.True(t, pre.prefetchABC(a, b, c, false))
+	_, _, _, err = be.HMSM(pts, a, b, c, pre)
+	require.NoError(t, err)
+	require.Nil(t, pre.abc)
+	pre.Release()
+	// a lean plan's ABC puts a up alone, never all three
+	pre = be.newPrefetch(nil)
+	pre.ABC(a, b, c)
+	require.NotNil(t, pre.abc)
+	require.True(t, pre.abc.aOnly)
+	pre.Release()
+
+	t.Setenv(fakecuda.FailEnv, "h_abc_lean_scalars=1")
+	free := fakeBackend(t)
+	_, _, _, err = free.HMSM(pts, a, b, c, nil)
+	require.NoError(t, err, "no cap: h is not lean")
+}
