@@ -355,9 +355,10 @@ func TestRelieveFreesIdleBuffersLargestFirst(t *testing.T) {
 
 // Buffers mapped ahead are given back when the host's own memory grows
 // after them (bellperson copying a call's assignments once create_SRS
-// has returned) until twice the margin is free, never while a partition
-// admitted is taking its buffers, and the partitions that come later map
-// what they need again.
+// has returned: a 10-circuit call at 2^26 was killed for memory) until
+// twice the margin is free, never while a partition admitted is taking
+// its buffers; a 10-partition call then runs within what the host has
+// left, and later partitions map what they need again.
 func TestIdleBuffersGoBackWhenTheHostRunsShort(t *testing.T) {
 	f := testCircuit(t)
 	pk, cs := f.circuit.PK, f.circuit.CS
@@ -396,6 +397,11 @@ func TestIdleBuffersGoBackWhenTheHostRunsShort(t *testing.T) {
 	require.EqualValues(t, 9*per-st.Pooled, st.HostFreedBytes)
 	require.Less(t, st.HostFreedBytes, int64(2*per), "given back beyond twice the margin")
 
+	// a 10-partition call beside the host's copies: its partitions reuse
+	// and map within what the host has left, and every proof verifies
+	e.pool.peakMapped.Store(e.pool.mapped.Load())
+	f.proveChecked(t, e, f.request("", 10, Normal))
+	require.LessOrEqual(t, uint64(e.Status().Memory.Pool.PeakMapped), host-hostUsed.Load(), "mapped beyond the host's memory")
 	hostUsed.Store(0) // the copies freed: the next call's partitions map again
 	f.proveChecked(t, e, f.request("", 3, Normal))
 	e.Close()
