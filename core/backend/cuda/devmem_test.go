@@ -418,18 +418,26 @@ func TestNoRoomForStreamBuffersFallsBackToChunks(t *testing.T) {
 	require.Zero(t, store.live)
 }
 
-// A set that will stream gets its stream buffers when it is warmed
-// (the key made resident or not as it loads): a partition's vectors that
-// take the room later leave its MSM the streamer, instead of a chunk at a
-// time through fresh device buffers.
-func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
-	const n = 1 << 10
+// warmedStreamingSet warms a set of n points that streams in chunks of
+// 2^8 on a fake device capped at what the plan needs for that, with
+// scalars for its MSM.
+func warmedStreamingSet(t *testing.T, n int) ([]bls.G1Affine, []fr.Element, memPlan, *cappedStore, *residency[bls.G1Affine, bls.G1Jac, *bls.G1Jac]) {
 	pts, sc := testPoints(t, n), random(t, n)
 	plan := memPlan{chunk: 1 << 8, fixed: 1 << 10}
 	plan.cap = plan.streamedNeed(n)
 	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
 	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
 	require.NoError(t, r.warm(pts))
+	return pts, sc, plan, store, r
+}
+
+// A set that will stream gets its stream buffers when it is warmed
+// (the key made resident or not as it loads): a partition's vectors that
+// take the room later leave its MSM the streamer, instead of a chunk at a
+// time through fresh device buffers.
+func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
+	const n = 1 << 10
+	pts, sc, plan, store, r := warmedStreamingSet(t, n)
 	require.NotNil(t, r.st, "warm made the streamer")
 	buffers := store.live
 	require.Equal(t, 2*uint64(plan.chunk)*(g1Size+g2Size), buffers)
@@ -460,12 +468,7 @@ func TestWarmMakesTheStreamBuffersOfASetThatStreams(t *testing.T) {
 // larger chunk changes nothing. The MSMs go in the new chunks.
 func TestShrinkChunkRemakesTheStreamer(t *testing.T) {
 	const n = 1 << 10
-	pts, sc := testPoints(t, n), random(t, n)
-	plan := memPlan{chunk: 1 << 8, fixed: 1 << 10}
-	plan.cap = plan.streamedNeed(n)
-	store := &cappedStore{cap: plan.cap, fixed: plan.fixed}
-	r := newResidency[bls.G1Affine, bls.G1Jac](store, &vram{budget: plan.cap, plan: plan, rows: n})
-	require.NoError(t, r.warm(pts))
+	pts, sc, _, store, r := warmedStreamingSet(t, n)
 	r.shrinkChunk(1 << 9)
 	require.Equal(t, 1<<8, r.chunkSize(), "a larger chunk is not taken")
 	r.shrinkChunk(1 << 7)
