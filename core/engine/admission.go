@@ -322,17 +322,22 @@ func (e *Engine) relieveHost() uint64 {
 	if a.avail == nil || e.pool.stats().Pooled == 0 {
 		return 0
 	}
+	// The buffers are taken under a.mu (then the pool's lock, the order
+	// memFitsLocked takes them in): no partition is admitted counting on
+	// them meanwhile.
 	a.mu.Lock()
-	taking := a.unbacked > 0
-	a.mu.Unlock()
-	if taking {
+	if a.unbacked > 0 {
+		a.mu.Unlock()
 		return 0
 	}
 	avail, err := a.avail()
 	if err != nil || avail >= a.margin {
+		a.mu.Unlock()
 		return 0
 	}
-	freed := e.pool.relieve(2*a.margin - avail)
+	bufs := e.pool.takeIdle(2*a.margin - avail)
+	a.mu.Unlock()
+	freed := e.pool.freeNow(bufs)
 	if freed > 0 {
 		e.log.Info("engine: idle buffers given back to the host, whose free memory fell below memory.safety_margin",
 			"freed_bytes", freed, "host_available_bytes", avail, "safety_margin_bytes", a.margin)

@@ -301,25 +301,39 @@ func (p *pool) trim() {
 // reach short or the pool is empty, and returns once they are freed (by
 // the dealloc goroutines, as every free): the host needs the memory back
 // (the engine's pressure watch). It returns the bytes freed.
-func (p *pool) relieve(short uint64) uint64 {
+func (p *pool) relieve(short uint64) uint64 { return p.freeNow(p.takeIdle(short)) }
+
+// takeIdle takes idle buffers out of the pool, largest first, until their
+// bytes reach short (relieve's first half).
+func (p *pool) takeIdle(short uint64) [][]fr.Element {
 	var taken uint64
 	p.mu.Lock()
-	out := p.takeLargestLocked(func(size uint64) bool {
+	defer p.mu.Unlock()
+	return p.takeLargestLocked(func(size uint64) bool {
 		if taken >= short {
 			return false
 		}
 		taken += size
 		return true
 	})
-	p.mu.Unlock()
+}
+
+// freeNow frees bufs, taken out of the pool, through the dealloc
+// goroutines and returns their bytes once they are freed, counted as
+// given back to the host (relieve's second half).
+func (p *pool) freeNow(bufs [][]fr.Element) uint64 {
 	var wg sync.WaitGroup
-	p.freeAll(out, &wg)
+	p.freeAll(bufs, &wg)
 	wg.Wait()
-	if len(out) > 0 {
-		p.relieved.Add(int64(len(out)))
-		p.relievedBytes.Add(int64(taken))
+	var bytes uint64
+	for _, b := range bufs {
+		bytes += uint64(len(b) * elemSize)
 	}
-	return taken
+	if len(bufs) > 0 {
+		p.relieved.Add(int64(len(bufs)))
+		p.relievedBytes.Add(int64(bytes))
+	}
+	return bytes
 }
 
 // takeLargestLocked takes pooled buffers out of the pool, largest first,

@@ -97,6 +97,9 @@ func testConfig() config.Config {
 	cfg := config.Default()
 	cfg.Memory.Budget = config.AutoSize(1 * config.GiB)
 	cfg.Memory.PoolMax = config.AutoSize(64 * config.MiB)
+	// the tests' buffers are small: a machine short of the default 5 GiB
+	// margin must not see its idle buffers given back (relieveHost)
+	cfg.Memory.SafetyMargin = config.Size(256 * config.MiB)
 	cfg.Synthesis.MaxParallel = 2
 	cfg.GPUs.WorkersPerDevice = 2
 	cfg.Throttle.Sleep = config.Duration(20 * time.Microsecond)

@@ -257,8 +257,7 @@ int cuzk::h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, 
     ph.mark("ntts a");
     static const char* const done[3] = {nullptr, "b folded in", "c folded in"};
     for (int i = 1; i < 3; i++) {
-        // c goes up into the room b left (dev_free's cudaFree waited for
-        // the kernel that read b)
+        // c goes up into the room b left
         if (i == 2 && (rc = abc_put_all(x, hv, 2, 3, err, errlen))) return rc;
         fr_t* dx = (fr_t*)x->dv[i];
         if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
@@ -269,6 +268,7 @@ int cuzk::h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, 
         else
             k_h_sub_scale<<<blocks(n), THREADS>>>(da, dx, n, k.z_inv);
         CKR(cudaGetLastError());
+        CKR(cudaStreamSynchronize(0));  // the kernel reading x->dv[i] is done before it is freed
         cuzk::dev_free(x->dv[i]);
         x->dv[i] = nullptr;
         ph.mark(done[i]);

@@ -269,7 +269,7 @@ func (b *Backend) CheckRows(rows int) error {
 		b.mem.mu.Unlock()
 		return fmt.Errorf("cuda:%d: %w", b.dev, err)
 	}
-	b.mem.plan = plan
+	b.mem.plan = plan // its chunk only ever shrinks: later smaller partitions keep it
 	b.mem.rows = max(b.mem.rows, rows)
 	b.mem.mu.Unlock()
 	b.g1.shrinkChunk(plan.chunk)
@@ -570,9 +570,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 		start := time.Now()
 		// lean (a cap without room for a, b and c together): a goes up
 		// alone and h takes b and c from the host one after the other
-		b.mem.mu.Lock()
-		lean := b.mem.plan.lean(n)
-		b.mem.mu.Unlock()
+		lean := b.plan().lean(n)
 		abc := b.takeABC(pre, a, bb, c, lean)
 		if abc == nil {
 			upB, upC := bb, c
@@ -583,7 +581,8 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 				return res, 0, 0, err
 			}
 		}
-		// H's first chunk goes up behind b and c, while h's NTTs run
+		// H's first chunk goes up while h's NTTs run: behind b and c, or
+		// (lean) ahead of b's copy, which h starts
 		b.g1.stage(points)
 		hv := &scalars{b: b, n: n - 1}
 		err = call("h", func(e *C.char) C.int {

@@ -27,13 +27,16 @@ func shmDir(t *testing.T) string {
 }
 
 // fakeBackend is a backend on the fake CUDA library's one device.
-func fakeBackend(t *testing.T) *Backend {
+func fakeBackend(t *testing.T) *Backend { return fakeBackendWith(t, DefaultOptions()) }
+
+// fakeBackendWith is fakeBackend with the options o.
+func fakeBackendWith(t *testing.T, o Options) *Backend {
 	lib, err := Open(fakecuda.Build(t))
 	require.NoError(t, err)
 	gpus, err := lib.Devices()
 	require.NoError(t, err)
 	require.NotEmpty(t, gpus)
-	be, err := NewBackend(lib, gpus[0], DefaultOptions())
+	be, err := NewBackend(lib, gpus[0], o)
 	require.NoError(t, err)
 	t.Cleanup(be.Close)
 	return be

@@ -1,8 +1,10 @@
 package cuda
 
 import (
+	"sync"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/internal/fakecuda"
@@ -60,4 +62,44 @@ func TestLeanHUnderACapThatCannotHoldABC(t *testing.T) {
 	free := fakeBackend(t)
 	_, _, _, err = free.HMSM(pts, a, b, c, nil)
 	require.NoError(t, err, "no cap: h is not lean")
+}
+
+// CheckRows of a partition that fits a cap only in smaller chunks makes
+// them the device's (the plan's and both residencies'), while prefetches
+// read the plan: a streamer made with larger buffers is freed and made
+// again (here refused by the fake library: none is kept); a partition
+// that fits changes nothing.
+func TestCheckRowsShrinksTheChunks(t *testing.T) {
+	o := DefaultOptions()
+	o.MaxDeviceMemory = 16 << 30
+	be := fakeBackendWith(t, o)
+	require.NoError(t, be.CheckRows(1<<26))
+	require.Equal(t, 1<<23, be.plan().chunk, "2^26 fits in the cap's chunks")
+	st1, err := be.g1.store.(streamStore[bls.G1Affine, bls.G1Jac]).newStream(be.g1.chunkSize())
+	require.NoError(t, err)
+	st2, err := be.g2.store.(streamStore[bls.G2Affine, bls.G2Jac]).newStream(be.g2.chunkSize())
+	require.NoError(t, err)
+	be.g1.st, be.g2.st = st1, st2
+	require.NoError(t, be.CheckRows(1<<10))
+	require.Equal(t, 1<<23, be.g1.chunkSize())
+	require.Same(t, st1, be.g1.st)
+
+	const n = 1 << 12
+	a, b, c := random(t, n), random(t, n), random(t, n)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 50 {
+			pre := be.newPrefetch(nil)
+			pre.ABC(a, b, c)
+			pre.Release()
+		}
+	})
+	t.Setenv(fakecuda.FailEnv, "stream_new=1002")
+	require.NoError(t, be.CheckRows(1<<27))
+	wg.Wait()
+	require.Equal(t, 1<<22, be.plan().chunk)
+	require.Equal(t, 1<<22, be.g1.chunkSize())
+	require.Equal(t, 1<<22, be.g2.chunkSize())
+	require.Nil(t, be.g1.st, "the larger streamer freed, a new one asked for")
+	require.Nil(t, be.g2.st)
 }

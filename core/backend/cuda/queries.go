@@ -149,9 +149,7 @@ func (p *prefetch) ABC(a, bb, c []fr.Element) {
 	b.preMu.Lock()
 	b.preLast = room
 	b.preMu.Unlock()
-	b.mem.mu.Lock()
-	lean := b.mem.plan.lean(n)
-	b.mem.mu.Unlock()
+	lean := b.plan().lean(n)
 	switch {
 	case !lean && b.fits(room, 3*vec, n): // lean: h takes b and c one at a time, from the host
 		done = p.prefetchABC(a, bb, c, false)
@@ -192,7 +190,11 @@ func (p *prefetch) prefetchABC(a, bb, c []fr.Element, aOnly bool) bool {
 // their region), whose query stage's vectors still to come are counted
 // (queryStage); else one selection still to come is.
 func (b *Backend) roomNow(n int, own bool) backend.PrefetchRoom {
-	if b.mem == nil || b.mem.plan.cap == 0 {
+	if b.mem == nil {
+		return backend.PrefetchRoom{}
+	}
+	plan := b.plan()
+	if plan.cap == 0 {
 		return backend.PrefetchRoom{}
 	}
 	b.qsMu.Lock()
@@ -205,7 +207,7 @@ func (b *Backend) roomNow(n int, own bool) backend.PrefetchRoom {
 	if err != nil {
 		return backend.PrefetchRoom{}
 	}
-	return backend.PrefetchRoom{Held: m.Held, Pool: m.Pool, Query: query, Cap: b.mem.plan.cap}
+	return backend.PrefetchRoom{Held: m.Held, Pool: m.Pool, Query: query, Cap: plan.cap}
 }
 
 // fits reports whether a prefetch of bytes for a partition of n rows may
@@ -213,16 +215,26 @@ func (b *Backend) roomNow(n int, own bool) backend.PrefetchRoom {
 // prefetchFits): always without a cap (a prefetch that does not fit then
 // fails and is dropped), never when the count could not be read.
 func (b *Backend) fits(r backend.PrefetchRoom, bytes uint64, n int) bool {
-	if b.mem == nil || b.mem.plan.cap == 0 {
+	if b.mem == nil {
+		return true
+	}
+	b.mem.mu.Lock()
+	plan, resident := b.mem.plan, b.mem.used > 0
+	b.mem.mu.Unlock()
+	if plan.cap == 0 {
 		return true
 	}
 	if r.Cap == 0 {
 		return false // the count could not be read
 	}
+	return plan.prefetchFits(r.Held, r.Pool, bytes, r.Query, n, resident)
+}
+
+// plan is the device's memory plan now (CheckRows may change its chunk).
+func (b *Backend) plan() memPlan {
 	b.mem.mu.Lock()
-	resident := b.mem.used > 0
-	b.mem.mu.Unlock()
-	return b.mem.plan.prefetchFits(r.Held, r.Pool, bytes, r.Query, n, resident)
+	defer b.mem.mu.Unlock()
+	return b.mem.plan
 }
 
 // queryMem runs fn, an allocation or a free of QueryMSMs' vectors (nil:

@@ -1,6 +1,7 @@
 /* A fake libcuzk_cuda.so for the tests: one device that accepts every call
  * of cuda/cuzk_cuda.h and computes nothing (point sets pass the subgroup
- * check, MSMs return infinity), unless told to fail. The environment
+ * check, MSMs return infinity), unless told to fail; like the library it
+ * refuses an a, b, c handle that holds the wrong parts for a call. The environment
  * variable CUZK_FAKE_CUDA_FAIL, read at each call, lists the calls that
  * fail and their return codes: "g1_check_subgroup=1700,msm_g1=1002" makes
  * cuzk_cuda_g1_check_subgroup fail with cudaErrorIllegalAddress (a sticky
@@ -43,6 +44,7 @@ static int fail(const char* op, char* err, size_t errlen) {
 /* Every handle is one of these. */
 typedef struct fake_handle {
     size_t n;
+    int parts; /* an abc handle's: 1 while it holds a alone, 3 with b and c */
 } fake_handle;
 
 static void* handle(size_t n) {
@@ -100,22 +102,35 @@ int cuzk_cuda_h_msm_g1(int dev, void* a, void* b, void* c, size_t n, const void*
 
 int cuzk_cuda_abc_upload(int dev, const void* a, const void* b, const void* c, size_t n, cuzk_cuda_abc** abc, char* err,
                          size_t errlen) {
-    (void)dev, (void)a, (void)b, (void)c;
+    (void)dev, (void)a, (void)c;
     FAIL("abc_upload");
     *abc = handle(n);
+    if (*abc != NULL) ((fake_handle*)*abc)->parts = b != NULL ? 3 : 1;
     return 0;
 }
 
+/* abc_parts refuses an abc handle that does not hold want parts, as the
+ * library does. */
+static int abc_parts(const void* abc, int want, char* err, size_t errlen) {
+    if (((const fake_handle*)abc)->parts == want) return 0;
+    if (err != NULL && errlen > 0) snprintf(err, errlen, "the handle holds %d of a, b, c, not %d", ((const fake_handle*)abc)->parts, want);
+    return 1;
+}
+
 int cuzk_cuda_abc_add(cuzk_cuda_abc* abc, const void* b, const void* c, char* err, size_t errlen) {
-    (void)abc, (void)b, (void)c;
+    (void)b, (void)c;
     FAIL("abc_add");
+    if (abc_parts(abc, 1, err, errlen)) return 1;
+    ((fake_handle*)abc)->parts = 3;
     return 0;
 }
 
 int cuzk_cuda_h_msm_g1_abc(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_g1_set* h, void* result, double* ms,
                            char* err, size_t errlen) {
     (void)consts, (void)h;
+    int bad = abc_parts(abc, 3, err, errlen);
     free(abc);
+    if (bad) return bad;
     FAIL("h_msm_g1_abc");
     empty_result(result);
     ms[0] = ms[1] = 0;
@@ -262,7 +277,9 @@ int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_sc
                             size_t errlen) {
     (void)consts;
     size_t n = ((fake_handle*)abc)->n;
+    int bad = abc_parts(abc, 3, err, errlen);
     free(abc);
+    if (bad) return bad;
     FAIL("h_abc_scalars");
     *scalars = handle(n > 0 ? n - 1 : 0);
     return 0;
@@ -272,7 +289,9 @@ int cuzk_cuda_h_abc_lean_scalars(cuzk_cuda_abc* abc, const void* b, const void* 
                                  cuzk_cuda_scalars** scalars, char* err, size_t errlen) {
     (void)b, (void)c, (void)consts;
     size_t n = ((fake_handle*)abc)->n;
+    int bad = abc_parts(abc, 1, err, errlen);
     free(abc);
+    if (bad) return bad;
     FAIL("h_abc_lean_scalars");
     *scalars = handle(n > 0 ? n - 1 : 0);
     return 0;
