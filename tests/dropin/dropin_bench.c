@@ -1010,6 +1010,8 @@ int main(int argc, char** argv) {
     double reserved_peak = json_number(status, "peak_reserved_bytes") / gib;
     double params_held = json_number(status, "parameters_bytes") / gib;
     double locked_peak = json_number(status, "peak_pinned_bytes") / gib;
+    double relieved = json_number(status, "host_pressure_freed_bytes") / gib; /* idle buffers given back */
+    double mem_waits = json_number(status, "host_memory_waits");
     double copy_s = json_number(status, "device_streamed_copy_seconds");
     double read_s = json_number(status, "device_streamed_file_read_seconds"); /* before those copies */
     double mapped = json_number(status, "device_streamed_file_mapped_bytes") / gib; /* copied from the file's pages */
@@ -1147,10 +1149,15 @@ int main(int argc, char** argv) {
         metric(NULL, "device_memory_cap", held_cap > 0 ? held_cap : 0, "GiB");
     }
     if (budget > 0) {
-        gib_rows(4, (const char* const[]){"host memory budget (resolved)", "  peak reserved by partitions",
-                                          "  parameters held in it", "  peak page-locked (pool)"},
-                 (const char* const[]){"memory_budget", "peak_reserved", "params_held", "peak_page_locked"},
-                 (const double[]){budget, reserved_peak, params_held, locked_peak});
+        gib_rows(5,
+                 (const char* const[]){"host memory budget (resolved)", "  peak reserved by partitions",
+                                       "  parameters held in it", "  peak page-locked (pool)",
+                                       "  idle buffers freed, host short"},
+                 (const char* const[]){"memory_budget", "peak_reserved", "params_held", "peak_page_locked",
+                                       "host_pressure_freed"},
+                 (const double[]){budget, reserved_peak, params_held, locked_peak, relieved > 0 ? relieved : 0});
+        printf("%-32s %12.0f\n", "partitions waiting for host mem", mem_waits > 0 ? mem_waits : 0);
+        metric(NULL, "host_memory_waits", mem_waits > 0 ? mem_waits : 0, "partitions");
     }
     if (streamed > 0) { /* point sets streamed under the cap, every partition of every mode */
         double parts = 0;
