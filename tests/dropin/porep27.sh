@@ -93,7 +93,7 @@ bench() {
       END {printf "sampled each second: peak RSS %.1f GiB, least available %.1f GiB\n", r / 1048576, a / 1048576}' "$out/27-$label.mem.log"
   } >>"$out/27-$label.txt"
   echo "== $label"
-  grep -E '^exit|circuit, (min|median)|^call|first|^peak|device memory|utilisation, mean|^proofs|^sampled|code [0-9]' "$out/27-$label.txt"
+  grep -E '^exit|circuit, (min|median)|^call|first|^peak|device memory|utilisation, mean|^proofs|^sampled|code [0-9]|host short|waiting for host' "$out/27-$label.txt"
 }
 if has run; then
   [ -s "$params" ] && [ -s "$dump" ] || { echo "run: no $params or $dump (run prepare first)"; exit 1; }
