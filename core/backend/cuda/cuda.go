@@ -259,9 +259,9 @@ func NewBackend(lib *Library, gpu backend.GPU, opts Options) (*Backend, error) {
 
 // CheckRows refuses a partition of rows rows that cannot run within the
 // device's cap even with every point set streamed, and plans the resident
-// sets for partitions of that size (backend.MemoryCap). A partition that fits only with smaller chunks than the plan's makes
-// them the device's (devmem.go's fitted; a streamer already made is made
-// again).
+// sets for partitions of that size (backend.MemoryCap). A partition that
+// fits only in smaller chunks than the plan's makes them the device's
+// (devmem.go's fitted; a streamer already made is made again).
 func (b *Backend) CheckRows(rows int) error {
 	b.mem.mu.Lock()
 	plan := b.mem.plan.fitted(rows)

@@ -134,9 +134,9 @@ func take[T any](p *prefetch, dst **T) *T {
 
 // ABC starts copying a, b, c (a alone when the cap leaves room for one
 // vector only, or h is lean: devmem.go), replacing any copy the prefetch
-// held. Under a cap the copy
-// is decided as the running region's own (roomNow): call it within the
-// partition's region, after BeginRegion (groth16's uploads do).
+// held. Under a cap the copy is decided as the running region's own
+// (roomNow): call it within the partition's region, after BeginRegion
+// (groth16's uploads do).
 func (p *prefetch) ABC(a, bb, c []fr.Element) {
 	b := p.b
 	n := len(a)
