@@ -74,6 +74,14 @@ done:
     return rc;
 }
 
+// to_coset takes x from evaluations on the domain to coefficients to
+// evaluations on the coset (h's first step for each of a, b, c).
+int to_coset(fr_t* x, size_t n, int logn, const consts_t& k, const fr_t* tw, const fr_t* twi, char* err,
+             size_t errlen) {
+    int rc = ntt_device(x, n, logn, 1, 0, k, tw, twi, err, errlen);
+    return rc ? rc : ntt_device(x, n, logn, 0, 1, k, tw, twi, err, errlen);
+}
+
 int check_size(int dev, size_t n, char* err, size_t errlen) {
     int lg = log2_exact(n);
     if (n < 2 || lg < 0 || lg > 28) return fail(err, errlen, 1, "size %zu is not a power of two in [2, 2^28]", n);
@@ -212,9 +220,7 @@ int cuzk::h_abc(abc_t* x, const void* consts, char* err, size_t errlen) {
     for (int i = 0; i < 3; i++) {
         if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
         ph.mark(waits[i]);
-        // evaluations -> coefficients -> evaluations on the coset
-        if ((rc = ntt_device(dv[i], n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
-        if ((rc = ntt_device(dv[i], n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+        if ((rc = to_coset(dv[i], n, lg, k, tw, twi, err, errlen))) return rc;
         ph.mark(ntts[i]);
     }
     k_h_pointwise<<<blocks(n), THREADS>>>(dv[0], dv[1], dv[2], n, k.z_inv);
@@ -252,8 +258,7 @@ int cuzk::h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, 
     if ((rc = abc_put_all(x, hv, 1, 2, err, errlen))) return rc;
     if (x->ready[0]) CKR(cudaStreamWaitEvent(0, x->ready[0], 0));
     ph.mark("wait a");
-    if ((rc = ntt_device(da, n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
-    if ((rc = ntt_device(da, n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+    if ((rc = to_coset(da, n, lg, k, tw, twi, err, errlen))) return rc;
     ph.mark("ntts a");
     static const char* const done[3] = {nullptr, "b folded in", "c folded in"};
     for (int i = 1; i < 3; i++) {
@@ -261,8 +266,7 @@ int cuzk::h_abc_lean(abc_t* x, void* b, void* c, const void* consts, char* err, 
         if (i == 2 && (rc = abc_put_all(x, hv, 2, 3, err, errlen))) return rc;
         fr_t* dx = (fr_t*)x->dv[i];
         if (x->ready[i]) CKR(cudaStreamWaitEvent(0, x->ready[i], 0));
-        if ((rc = ntt_device(dx, n, lg, 1, 0, k, tw, twi, err, errlen))) return rc;
-        if ((rc = ntt_device(dx, n, lg, 0, 1, k, tw, twi, err, errlen))) return rc;
+        if ((rc = to_coset(dx, n, lg, k, tw, twi, err, errlen))) return rc;
         if (i == 1)
             k_h_mul<<<blocks(n), THREADS>>>(da, dx, n);
         else

@@ -273,28 +273,30 @@ int cuzk_cuda_stream_take_stats(cuzk_cuda_stream* s, uint64_t* bytes, uint64_t* 
     return 0;
 }
 
+/* h_scalars is the h entries' shared part: the handle consumed, refused
+ * unless it holds want parts, then op's injected failure or h's n − 1
+ * scalars. */
+static int h_scalars(cuzk_cuda_abc* abc, int want, const char* op, cuzk_cuda_scalars** scalars, char* err,
+                     size_t errlen) {
+    size_t n = ((fake_handle*)abc)->n;
+    int bad = abc_parts(abc, want, err, errlen);
+    free(abc);
+    if (bad) return bad;
+    FAIL(op);
+    *scalars = handle(n > 0 ? n - 1 : 0);
+    return 0;
+}
+
 int cuzk_cuda_h_abc_scalars(cuzk_cuda_abc* abc, const void* consts, cuzk_cuda_scalars** scalars, char* err,
                             size_t errlen) {
     (void)consts;
-    size_t n = ((fake_handle*)abc)->n;
-    int bad = abc_parts(abc, 3, err, errlen);
-    free(abc);
-    if (bad) return bad;
-    FAIL("h_abc_scalars");
-    *scalars = handle(n > 0 ? n - 1 : 0);
-    return 0;
+    return h_scalars(abc, 3, "h_abc_scalars", scalars, err, errlen);
 }
 
 int cuzk_cuda_h_abc_lean_scalars(cuzk_cuda_abc* abc, const void* b, const void* c, const void* consts,
                                  cuzk_cuda_scalars** scalars, char* err, size_t errlen) {
     (void)b, (void)c, (void)consts;
-    size_t n = ((fake_handle*)abc)->n;
-    int bad = abc_parts(abc, 1, err, errlen);
-    free(abc);
-    if (bad) return bad;
-    FAIL("h_abc_lean_scalars");
-    *scalars = handle(n > 0 ? n - 1 : 0);
-    return 0;
+    return h_scalars(abc, 1, "h_abc_lean_scalars", scalars, err, errlen);
 }
 
 int cuzk_cuda_host_register(void* p, size_t bytes, char* err, size_t errlen) {
