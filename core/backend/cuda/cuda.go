@@ -584,13 +584,7 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 		// H's first chunk goes up while h's NTTs run: behind b and c, or
 		// (lean) ahead of b's copy, which h starts
 		b.g1.stage(points)
-		hv := &scalars{b: b, n: n - 1}
-		err = call("h", func(e *C.char) C.int {
-			if lean {
-				return C.call_h_abc_lean_scalars(b.lib.hAbcLeanScalars, abc, ptr(bb), ptr(c), unsafe.Pointer(k), &hv.h, e, errLen)
-			}
-			return C.call_h_abc_scalars(b.lib.hAbcScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
-		})
+		hv, err := b.hScalars(abc, n, bb, c, lean)
 		if err != nil {
 			return res, 0, 0, err
 		}
@@ -615,6 +609,21 @@ func (b *Backend) HMSM(points []bls.G1Affine, a, bb, c []fr.Element, pre backend
 		res, err = combine(&ws)
 	}
 	return res, millis(ms[0]), millis(ms[1]), err
+}
+
+// hScalars computes h of the a, b, c handle abc (consumed, also on error)
+// into a device vector of its n − 1 coefficients; lean: abc holds a alone
+// and b and c go up from the host one after the other.
+func (b *Backend) hScalars(abc unsafe.Pointer, n int, bb, c []fr.Element, lean bool) (*scalars, error) {
+	k := domainConsts(n)
+	hv := &scalars{b: b, n: n - 1}
+	err := call("h", func(e *C.char) C.int {
+		if lean {
+			return C.call_h_abc_lean_scalars(b.lib.hAbcLeanScalars, abc, ptr(bb), ptr(c), unsafe.Pointer(k), &hv.h, e, errLen)
+		}
+		return C.call_h_abc_scalars(b.lib.hAbcScalars, abc, unsafe.Pointer(k), &hv.h, e, errLen)
+	})
+	return hv, err
 }
 
 func millis(ms C.double) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond)) }

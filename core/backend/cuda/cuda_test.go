@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -457,6 +458,19 @@ func TestABCHandleMisuseRefused(t *testing.T) {
 	require.ErrorContains(t, be.addBC(alone, nil, c), "NULL handle, b or c")
 	require.NoError(t, be.addBC(alone, b, c), "the refusal left the handle usable")
 	be.freeABC(&abcPrefetch{h: alone})
+
+	// the lean h takes a handle holding a alone, and b and c (consumed
+	// on every path)
+	lean := func(h unsafe.Pointer, bb, cc []fr.Element) error {
+		_, err := be.hScalars(h, 1<<10, bb, cc, true)
+		return err
+	}
+	whole, err = be.uploadABC(a, b, c)
+	require.NoError(t, err)
+	require.ErrorContains(t, lean(whole, b, c), "holds more than a")
+	alone, err = be.uploadABC(a, nil, nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, lean(alone, nil, c), "consts, b or c is NULL")
 }
 
 func checkHMSM(t *testing.T, be *Backend) {
