@@ -205,12 +205,15 @@ func (e *Engine) finishTask(t *task, err error) {
 	}
 	j := t.job
 	if err != nil {
+		// named before the cancel: the job's watcher (Submit) may take
+		// the cancel's cause as the job's error before j.err is set here
+		err = fmt.Errorf("partition %d: %w", t.idx, err)
 		e.disp.remove(j)
 		j.cancel(err) // stop the job's other partitions
 	}
 	j.mu.Lock()
 	if err != nil && j.err == nil {
-		j.err = fmt.Errorf("partition %d: %w", t.idx, err)
+		j.err = err
 	}
 	settleTask(j)
 	e.maybeEnd(j)
