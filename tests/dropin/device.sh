@@ -124,7 +124,7 @@ elif has prepare; then
   for j in $(seq 1 "$ndumps"); do
     timed "$log" "$cuzk" dump-assignment --trusted-params --params "$pdir/c.params" --r1cs "$work/c.r1cs" \
       --wtns "$work/w$j.wtns" --out "$work/dump$j" || exit 1
-    has engine && [ "$j" = 1 ] || rm -f "$work/w$j.wtns" # engine proves w1 again
+    [ "$j" = 1 ] || rm -f "$work/w$j.wtns" # the engine step proves w1 again
   done
   [ "${DROPIN_LEAN:-0}" = 1 ] && rm -f "$work/c.r1cs" "$work"/w*.wtns
   ls -la "$work" "$pdir" >>"$log"
@@ -214,12 +214,12 @@ fi
 # partitions per call, DROPIN_CALLS proofs, each verified unless the key is
 # tiled), on every GPU found (gpus.devices empty: partitions spread) and on
 # GPU 0 alone (gpus.devices = [0]); the bench prints throughput and each
-# device's utilisation. Needs prepare run with engine in the same steps
-# (w1.wtns is kept then).
+# device's utilisation. Needs prepare's c.r1cs and w1.wtns (kept unless
+# DROPIN_LEAN=1).
 if has engine; then
   n=${ns##* }
   log=$out/engine-2^$S-n$n.log
-  [ -f "$work/w1.wtns" ] || { echo "engine: no $work/w1.wtns (run prepare with engine)" | tee -a "$log"; exit 1; }
+  [ -f "$work/w1.wtns" ] || { echo "engine: no $work/w1.wtns (run prepare without DROPIN_LEAN=1)" | tee -a "$log"; exit 1; }
   engineargs=()
   read -r -a engineargs <<<"${DROPIN_ENGINE_ARGS:-}"
   devsets="all 0"
