@@ -123,13 +123,14 @@ type GPUs struct {
 
 // DeviceMemoryMargin is what cuzk leaves for the CUDA context of its
 // process: the context itself and the kernels' local memory, which the
-// driver reserves beside cuzk's own allocations (~1.1 GiB before the first
-// kernel on the H200, and more after: a 6 GiB cap by cuzk's count measured
-// 6.65 GiB in use by NVML, BENCHMARKS.md). The default
+// driver reserves beside cuzk's own allocations. Measured on an H100 at
+// 2^27 under 16 and 24 GiB caps: the process held 1.215 GiB more than
+// cuzk's count at its peak, under either cap (BENCHMARKS.md); a 1 GiB
+// margin let a 16 GiB cap's process reach 16.18 GiB. The default
 // gpus.max_device_memory is the GPU's free memory less the margin; a
 // given cap counts the context too, so cuzk's own allocations get the cap
 // less the margin.
-const DeviceMemoryMargin = 1 * GiB
+const DeviceMemoryMargin = 1536 * MiB
 
 // DeviceMemoryCap resolves gpus.max_device_memory for a GPU with total and
 // free bytes into the bytes cuzk's own allocations may hold.

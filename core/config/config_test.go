@@ -278,6 +278,14 @@ func TestDeviceMemoryCap(t *testing.T) {
 	}
 	_, err := DeviceMemoryCap("", total, 2*uint64(GiB))
 	require.ErrorContains(t, err, "CUDA context")
+	// what the process held beyond cuzk's count on an H100 (2^27 under
+	// 16 and 24 GiB) fits in the margin: the cap holds by NVML too
+	const context = 1244 * uint64(MiB) // 1.215 GiB
+	for _, limit := range []uint64{16 * uint64(GiB), 24 * uint64(GiB)} {
+		own, err := DeviceMemoryCap(Size(limit).String(), total, free)
+		require.NoError(t, err)
+		require.LessOrEqual(t, own+context, limit, "cap %s", Size(limit))
+	}
 	c := Default()
 	c.GPUs.MaxDeviceMemory = "lots"
 	require.ErrorContains(t, c.Validate(), "gpus.max_device_memory")

@@ -233,6 +233,13 @@ if has engine; then
         c=$config$'\n[gpus]\ndevices = [0]'
       fi
     fi
+    # cuzk reads its log level from the configuration: CUZK_LOG_LEVEL
+    # (debug: each partition's timeline) goes there, and no --quiet
+    quiet=(--quiet)
+    if [ -n "${CUZK_LOG_LEVEL:-}" ] && ! grep -qx '\[logging\]' <<<"$c"; then
+      c=$c$'\n[logging]\nlevel = "'$CUZK_LOG_LEVEL'"'
+      quiet=()
+    fi
     echo "== devices $devs" >>"$log"
     eargs=()
     if [ -n "$c" ]; then # cuzk bench reads its configuration from a file
@@ -240,7 +247,7 @@ if has engine; then
       eargs=(--config "$work/engine-$devs.toml")
     fi
     timed "$log" "$cuzk" bench --r1cs "$work/c.r1cs" --wtns "$work/w1.wtns" --params "$pdir/c.params" \
-      --trusted-params --partitions "$n" --proofs "$calls" --quiet "${eargs[@]}" "${engineargs[@]}"
+      --trusted-params --partitions "$n" --proofs "$calls" "${quiet[@]}" "${eargs[@]}" "${engineargs[@]}"
   done
   grep -E "^== |throughput|^device |^GPU |^peak RSS|verif" "$log"
 fi
