@@ -19,7 +19,6 @@ import (
 	"github.com/cuzk/cuzk/core/backend"
 	"github.com/cuzk/cuzk/core/backend/cpu"
 	"github.com/cuzk/cuzk/core/backend/cuda"
-	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/msm"
 	"github.com/cuzk/cuzk/core/params"
 )
@@ -384,44 +383,4 @@ func TestCPUFallbackSaysWhy(t *testing.T) {
 		}
 		require.Equal(t, c.warn, strings.Contains(log.String(), "level=WARN msg=\"no usable GPU; proving on the CPU backend\""), "%+v: %s", c, log.String())
 	}
-}
-
-// TestSynthesisLeavesACoreToTheGPU: with a GPU (or a given device) on a
-// host of 4 cores or more, the synthesis goroutines together take all
-// cores but one; with the CPU alone, or fewer cores, no bound. The
-// copies of a host assignment hold the same slots and stay correct with
-// one.
-func TestSynthesisLeavesACoreToTheGPU(t *testing.T) {
-	cpuDev, gpuDev, given := &device{kind: "cpu"}, &device{kind: "gpu"}, &device{kind: "given"}
-	require.Equal(t, 15, synthesisSlots(16, []*device{gpuDev}))
-	require.Equal(t, 3, synthesisSlots(4, []*device{cpuDev, given}))
-	require.Zero(t, synthesisSlots(16, []*device{cpuDev}))
-	require.Zero(t, synthesisSlots(3, []*device{gpuDev}))
-	require.Nil(t, par.NewSlots(0))
-
-	src := make([]fr.Element, 5<<16)
-	for i := range src {
-		src[i].SetUint64(uint64(i))
-	}
-	src[3<<16+7] = fr.Element{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)} // not reduced
-	slots := par.NewSlots(1)
-	dst := make([]fr.Element, len(src))
-	require.Equal(t, 3<<16+7, copyReduced(dst, src, 4, slots))
-	require.Equal(t, src[:3<<16+7], dst[:3<<16+7])
-	require.Equal(t, 3<<16+7, firstUnreducedParallel(src, 4, slots))
-	clear(dst)
-	parallelCopy(dst, src, 4, slots)
-	require.Equal(t, src, dst)
-	require.Zero(t, len(slots), "the slot given back")
-}
-
-// TestOneSynthesisSlotStillProves: a GPU-like device's partitions, their
-// mat-vec and aux copies all through one slot, still prove (no fan-out
-// holds a slot while it waits for another).
-func TestOneSynthesisSlotStillProves(t *testing.T) {
-	f := testCircuit(t)
-	e := newEngine(t, testConfig(), Options{Devices: []backend.Backend{&firstBackend{hookBackend: hookBackend{name: "gpu0"}}}})
-	e.slots = par.NewSlots(1)
-	f.proveChecked(t, e, f.request("", 4, Normal))
-	require.Zero(t, len(e.slots), "every slot given back")
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/groth16"
 	"github.com/cuzk/cuzk/core/internal/clock"
-	"github.com/cuzk/cuzk/core/internal/par"
 	"github.com/cuzk/cuzk/core/params"
 	"github.com/cuzk/cuzk/core/sysmem"
 	"github.com/cuzk/cuzk/core/throttle"
@@ -74,10 +72,7 @@ type Engine struct {
 	// early: every device runs a partition's query MSMs before it reads
 	// a, b, c, so a witness's partition may be queued before they are
 	// computed (sendEarly)
-	early bool
-	// slots bound the synthesis goroutines running at once (nil: no
-	// bound): synthesisSlots
-	slots    par.Slots
+	early    bool
 	place    *placer // which device queue a partition waits in (placement.go)
 	metrics  *metrics
 	started  time.Time
@@ -159,7 +154,6 @@ func New(cfg config.Config, opt Options) (*Engine, error) {
 	}
 	e.workingSet = workingSetOf(plans)
 	e.early = runsQueriesFirst(plans)
-	e.slots = par.NewSlots(synthesisSlots(runtime.GOMAXPROCS(0), e.devices))
 	e.place = newPlacer(e.devices, cfg.Synthesis.QueueDepth, e.closing, e.finishTask)
 	for _, d := range e.devices {
 		// page-locked memory serves every GPU: one pinner is enough
@@ -228,23 +222,4 @@ func (e *Engine) Close() {
 	}
 	e.pool.close()
 	closeBackends(e.devices, e.log) // after the pool, which unpins its buffers through a backend
-}
-
-// synthesisSlots is how many synthesis goroutines may run at once on procs
-// cores (0: no bound). Where a GPU proves, on hosts of 4 cores or more,
-// all but one: the goroutine driving a device region returns from each
-// CUDA call needing a core, and with every core taken by the mat-vec's
-// goroutines (max_parallel partitions, each with synthesis.threads of
-// them) it waits for the scheduler's next preemption, ~1.5 ms on average
-// and up to tens of ms, after each call.
-func synthesisSlots(procs int, devices []*device) int {
-	if procs < 4 {
-		return 0
-	}
-	for _, d := range devices {
-		if d.kind != "cpu" {
-			return procs - 1
-		}
-	}
-	return 0
 }

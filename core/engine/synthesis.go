@@ -122,8 +122,7 @@ func (e *Engine) synthesizeOne(t *task) (eval func() error, err error) {
 		// mat-vec, which bounds the engine's pace at 2^24 on 16 cores)
 		// is left to the failure: the witness of a proof that does not
 		// verify is checked then (unsatisfied).
-		opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle),
-			Slots: e.slots, Check: !e.cfg.VerifyProofs}
+		opt := r1cs.EvalOptions{NbTasks: e.cfg.Synthesis.Threads, CheckRows: e.cfg.Throttle.CheckRows, Pause: pause(ctx, e.throttle), Check: !e.cfg.VerifyProofs}
 		return witnessErr(cs.Eval(w, asg.A, asg.B, asg.C, opt))
 	}, nil
 }
@@ -208,10 +207,10 @@ func (e *Engine) takeAssignment(t *task, src *groth16.Assignment) error {
 			return err
 		}
 		asg.Aux, t.auxPooled = buf, true
-		if i := copyReduced(buf, src.Aux, tasks, e.slots); i >= 0 {
+		if i := copyReduced(buf, src.Aux, tasks); i >= 0 {
 			return fmt.Errorf("%w: aux[%d] is not a reduced field element", ErrInvalidAssignment, i)
 		}
-	} else if i := firstUnreducedParallel(src.Aux, tasks, e.slots); i >= 0 {
+	} else if i := firstUnreducedParallel(src.Aux, tasks); i >= 0 {
 		return fmt.Errorf("%w: aux[%d] is not a reduced field element", ErrInvalidAssignment, i)
 	}
 	done := t.abcLater()
@@ -220,7 +219,7 @@ func (e *Engine) takeAssignment(t *task, src *groth16.Assignment) error {
 			name     string
 			dst, src []fr.Element
 		}{{"a", asg.A, src.A}, {"b", asg.B, src.B}, {"c", asg.C, src.C}} {
-			if i := copyReduced(v.dst, v.src, tasks, e.slots); i >= 0 {
+			if i := copyReduced(v.dst, v.src, tasks); i >= 0 {
 				done(fmt.Errorf("%w: %s[%d] is not a reduced field element", ErrInvalidAssignment, v.name, i))
 				return
 			}
@@ -250,7 +249,7 @@ func (e *Engine) pinAux(t *task) error {
 	if err != nil {
 		return err
 	}
-	parallelCopy(buf, asg.Aux, e.cfg.Synthesis.Threads, e.slots)
+	parallelCopy(buf, asg.Aux, e.cfg.Synthesis.Threads)
 	asg.Aux = buf
 	t.auxPooled = true
 	return nil
@@ -267,21 +266,17 @@ func copyChunks(n, tasks int) int {
 	return max(1, min(tasks, n/minChunk))
 }
 
-// parallelCopy copies src into dst (dst at least as long) in parallel,
-// each goroutine holding one of slots while it copies.
-func parallelCopy(dst, src []fr.Element, tasks int, slots par.Slots) {
-	scanRanges(len(src), tasks, slots, func(from, to int) int {
-		copy(dst[from:to], src[from:to])
-		return -1
-	})
+// parallelCopy copies src into dst (dst at least as long) in parallel.
+func parallelCopy(dst, src []fr.Element, tasks int) {
+	par.Ranges(copyChunks(len(src), tasks), len(src), func(_, from, to int) { copy(dst[from:to], src[from:to]) })
 }
 
 // copyReduced copies src into dst (dst at least as long) in parallel and
 // returns the index of the first element not below r, or −1. Each range
 // is checked right after it is copied, while it is still in cache: one
 // pass over the host's memory instead of two.
-func copyReduced(dst, src []fr.Element, tasks int, slots par.Slots) int {
-	return scanRanges(len(src), tasks, slots, func(from, to int) int {
+func copyReduced(dst, src []fr.Element, tasks int) int {
+	return scanRanges(len(src), tasks, func(from, to int) int {
 		const block = 1 << 12
 		for i := from; i < to; i += block {
 			end := min(i+block, to)
@@ -295,8 +290,8 @@ func copyReduced(dst, src []fr.Element, tasks int, slots par.Slots) int {
 }
 
 // firstUnreducedParallel is groth16.FirstUnreduced spread over goroutines.
-func firstUnreducedParallel(v []fr.Element, tasks int, slots par.Slots) int {
-	return scanRanges(len(v), tasks, slots, func(from, to int) int {
+func firstUnreducedParallel(v []fr.Element, tasks int) int {
+	return scanRanges(len(v), tasks, func(from, to int) int {
 		if k := groth16.FirstUnreduced(v[from:to]); k >= 0 {
 			return from + k
 		}
@@ -304,17 +299,12 @@ func firstUnreducedParallel(v []fr.Element, tasks int, slots par.Slots) int {
 	})
 }
 
-// scanRanges runs fn over contiguous ranges of [0, n) in parallel, each
-// goroutine holding one of slots while it runs, and returns the smallest
-// index any of them reported, or −1.
-func scanRanges(n, tasks int, slots par.Slots, fn func(from, to int) int) int {
+// scanRanges runs fn over contiguous ranges of [0, n) in parallel and
+// returns the smallest index any of them reported, or −1.
+func scanRanges(n, tasks int, fn func(from, to int) int) int {
 	chunks := copyChunks(n, tasks)
 	found := make([]int, chunks)
-	par.Ranges(chunks, n, func(c, from, to int) {
-		slots.Take()
-		defer slots.Give()
-		found[c] = fn(from, to)
-	})
+	par.Ranges(chunks, n, func(c, from, to int) { found[c] = fn(from, to) })
 	for _, i := range found {
 		if i >= 0 {
 			return i

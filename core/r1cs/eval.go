@@ -27,11 +27,6 @@ type EvalOptions struct {
 	// raised, and to stop a cancelled job: an error stops the evaluation
 	// and is returned by Eval.
 	Pause func() error
-	// Slots, when set, bounds the goroutines evaluating at once across
-	// every Eval given the same channel: each holds a slot (sends to it)
-	// while it evaluates a block. The engine leaves a core free this way
-	// for the goroutine that drives a GPU.
-	Slots chan struct{}
 	// Check verifies a_k·b_k = c_k for every constraint as its block is
 	// evaluated, while the block is still in cache (CheckEvaluation's
 	// check without its second pass over a, b and c), and makes Eval
@@ -55,7 +50,7 @@ func (r *R1CS) Eval(w *Witness, a, b, c []fr.Element, opt EvalOptions) error {
 	if block <= 0 {
 		block = DefaultCheckRows
 	}
-	bad, err := inBlocks(len(a), block, opt.NbTasks, opt.Pause, opt.Slots, func(from, to int) int {
+	bad, err := inBlocks(len(a), block, opt.NbTasks, opt.Pause, func(from, to int) int {
 		r.evalRows(w, a, b, c, from, to)
 		if opt.Check {
 			return r.firstUnsatisfied(a, b, c, from, to)
@@ -70,11 +65,11 @@ func (r *R1CS) Eval(w *Witness, a, b, c []fr.Element, opt EvalOptions) error {
 
 // inBlocks runs fn over [0, n) in blocks of block indexes taken in order by
 // up to tasks goroutines (0: GOMAXPROCS), calling pause (when set) before
-// each block and holding a slot of slots (when set) while it runs; a pause error stops every goroutine and is returned. fn
+// each block; a pause error stops every goroutine and is returned. fn
 // returns an index it found in its block, or −1; inBlocks returns the
 // lowest one found, or −1. Once an index is found, blocks that start past
 // it are skipped (none of them can hold a lower one).
-func inBlocks(n, block, tasks int, pause func() error, slots chan struct{}, fn func(from, to int) int) (int, error) {
+func inBlocks(n, block, tasks int, pause func() error, fn func(from, to int) int) (int, error) {
 	if tasks <= 0 {
 		tasks = runtime.GOMAXPROCS(0)
 	}
@@ -103,14 +98,7 @@ func inBlocks(n, block, tasks int, pause func() error, slots chan struct{}, fn f
 						return
 					}
 				}
-				if slots != nil {
-					slots <- struct{}{}
-				}
-				i := fn(blk*block, min((blk+1)*block, n))
-				if slots != nil {
-					<-slots
-				}
-				if i >= 0 {
+				if i := fn(blk*block, min((blk+1)*block, n)); i >= 0 {
 					for cur := found.Load(); int64(i) < cur && !found.CompareAndSwap(cur, int64(i)); cur = found.Load() {
 					}
 				}
@@ -187,7 +175,7 @@ func (r *R1CS) CheckEvaluation(a, b, c []fr.Element) error {
 	if len(a) < nc || len(b) < nc || len(c) < nc {
 		return fmt.Errorf("r1cs: evaluation of %d/%d/%d elements, need %d each", len(a), len(b), len(c), nc)
 	}
-	bad, _ := inBlocks(nc, DefaultCheckRows, 0, nil, nil, func(from, to int) int {
+	bad, _ := inBlocks(nc, DefaultCheckRows, 0, nil, func(from, to int) int {
 		return r.firstUnsatisfied(a, b, c, from, to)
 	})
 	return unsatisfied(bad)
@@ -219,7 +207,7 @@ func (r *R1CS) IsSatisfied(w *Witness) error {
 	if err := r.CheckWitness(w); err != nil {
 		return err
 	}
-	bad, _ := inBlocks(r.NumConstraints, DefaultCheckRows, 0, nil, nil, func(from, to int) int {
+	bad, _ := inBlocks(r.NumConstraints, DefaultCheckRows, 0, nil, func(from, to int) int {
 		var t fr.Element
 		for k := from; k < to; k++ {
 			a, b, c := r.dot(&r.A, k, w), r.dot(&r.B, k, w), r.dot(&r.C, k, w)

@@ -62,12 +62,6 @@ func TestEvalMatchesNaive(t *testing.T) {
 			require.True(t, a[k].Equal(&wa) && b[k].Equal(&wb) && c[k].Equal(&wc), "%s row %d", shape, k)
 		}
 		require.NoError(t, cs.CheckEvaluation(a, b, c))
-		// the same through one shared slot
-		a1, b1, c1 := abc(cs)
-		require.NoError(t, cs.Eval(w, a1, b1, c1, r1cs.EvalOptions{NbTasks: 4, CheckRows: 16, Slots: make(chan struct{}, 1), Check: true}))
-		require.Equal(t, a, a1, shape)
-		require.Equal(t, b, b1, shape)
-		require.Equal(t, c, c1, shape)
 		stopErr := errors.New("stop")
 		var calls atomic.Int64
 		err := cs.Eval(w, a, b, c, r1cs.EvalOptions{NbTasks: 2, CheckRows: 4, Pause: func() error {

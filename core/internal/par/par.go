@@ -48,29 +48,3 @@ func Touch(b []byte) {
 		}
 	})
 }
-
-// Slots bounds the goroutines of several fan-outs at once: each holds a
-// slot while it works. The nil Slots bounds nothing.
-type Slots chan struct{}
-
-// NewSlots returns n slots; nil when n < 1.
-func NewSlots(n int) Slots {
-	if n < 1 {
-		return nil
-	}
-	return make(Slots, n)
-}
-
-// Take waits for a slot.
-func (s Slots) Take() {
-	if s != nil {
-		s <- struct{}{}
-	}
-}
-
-// Give returns a slot taken.
-func (s Slots) Give() {
-	if s != nil {
-		<-s
-	}
-}
