@@ -100,9 +100,10 @@ func (p memPlan) streamedNeed(n int) uint64 {
 }
 
 // fitted is p with its chunk halved, down to minChunk, until a partition
-// of n rows fits with every set streamed: under 16 GiB a 2^27 partition
-// streams chunks of 2^22 points (stream buffers 2.47 GiB instead of 4.73),
-// smaller partitions keep the cap's chunk.
+// of n rows fits with every set streamed: a 2^27 partition streams chunks
+// of 2^22 points within 15 GiB (stream buffers 2.47 GiB instead of 4.73),
+// of 2^21 within 14.5 GiB (a 16 GiB gpus.max_device_memory less the
+// context's margin); smaller partitions keep the cap's chunk.
 func (p memPlan) fitted(n int) memPlan {
 	for p.cap > 0 && p.streamedNeed(n) > p.cap && p.chunk/2 >= minChunk {
 		p.chunk /= 2

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cuzk/cuzk/core/backend"
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/ntt"
 	"github.com/cuzk/cuzk/core/params"
 )
@@ -334,6 +335,13 @@ func TestCapRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, f16.check(1<<27))
 	require.LessOrEqual(t, f16.streamedNeed(1<<27), uint64(15*GiB), "within 15 GiB (a 16 GiB card's usable memory)")
 	require.True(t, f16.lean(1<<27))
+	// what the library gets under gpus.max_device_memory = "16GiB": the
+	// context's margin off, chunks of 2^21
+	own, err := config.DeviceMemoryCap("16GiB", 80*GiB, 80*GiB)
+	require.NoError(t, err)
+	fOwn := newMemPlan(own).fitted(1 << 27)
+	require.Equal(t, 1<<21, fOwn.chunk)
+	require.NoError(t, fOwn.check(1<<27))
 	require.Equal(t, p16, p16.fitted(1<<26), "a partition that fits keeps the cap's chunk")
 	require.Equal(t, p24, p24.fitted(1<<27))
 	f12 := newMemPlan(12 * GiB).fitted(1 << 27)
