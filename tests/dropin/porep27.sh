@@ -19,6 +19,12 @@
 #          byte with the resident call's (same assignment, r and s).
 #          ABC=copies: each of the ten circuits passes a copy of a, b, c
 #          of its own, as ten distinct partitions do (64 GB at 2^26).
+#          RESIDENT=0: no resident call; the caps' proofs are compared
+#          with REF (default $OUT/27-resident.proof), a resident proof of
+#          the same dump and key from an earlier run: e.g.
+#          tests/dropin/testdata/porep27-resident.proof (the 10-circuit
+#          call's proofs on the H100 host at 4f23f01, equal there to the
+#          16 and 24 GiB caps').
 # Summaries in $OUT/27-*.txt, the bench logs (debug timelines) and the
 # host memory sampled each second (27-*.mem.log) in $OUT/27.tgz.
 set -uo pipefail
@@ -102,8 +108,8 @@ if has run; then
   done
   unlink=--unlink-params
   [ "${UNLINK:-1}" = 0 ] && unlink=
-  bench resident "" --circuits 10 --calls 2 $unlink
-  ref=$out/27-resident.proof
+  ref=${REF:-$out/27-resident.proof}
+  [ "${RESIDENT:-1}" = 0 ] || bench resident "" --circuits 10 --calls 2 $unlink
   for cap in $caps; do
     f=$out/27-cap$cap.proof
     if [ -s "$ref" ] && [ -s "$f" ] && cmp -s <(head -c 384 "$ref") "$f"; then
