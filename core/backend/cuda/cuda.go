@@ -272,8 +272,8 @@ func (b *Backend) CheckRows(rows int) error {
 	b.mem.plan = plan // its chunk only ever shrinks: later smaller partitions keep it
 	b.mem.rows = max(b.mem.rows, rows)
 	b.mem.mu.Unlock()
-	b.g1.shrinkChunk(plan.chunk)
-	b.g2.shrinkChunk(plan.chunk)
+	b.g1.shrinkChunk(plan.chunkOf(g1Size))
+	b.g2.shrinkChunk(plan.chunkOf(g2Size))
 	return nil
 }
 

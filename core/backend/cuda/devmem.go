@@ -35,8 +35,19 @@ const (
 // then a share of the free memory, and streaming happens only past it).
 type memPlan struct {
 	cap   uint64
-	chunk int    // points a streamed chunk (both groups)
-	fixed uint64 // an MSM's scratch beside its per-point part (msmFixed; tests shrink it)
+	chunk int // points a streamed chunk (G1; G2's too unless g2Chunk is set)
+	// g2Chunk is the points a streamed G2 chunk when fitted made it
+	// smaller than chunk (0: chunk)
+	g2Chunk int
+	fixed   uint64 // an MSM's scratch beside its per-point part (msmFixed; tests shrink it)
+}
+
+// chunkOf is the points a streamed chunk of points of size bytes.
+func (p memPlan) chunkOf(size uint64) int {
+	if size == g2Size && p.g2Chunk > 0 {
+		return p.g2Chunk
+	}
+	return p.chunk
 }
 
 func newMemPlan(cap uint64) memPlan {
@@ -57,7 +68,9 @@ func (p memPlan) msmScratch(points int) uint64 { return uint64(points)*msmPerPoi
 // streamBuffers is what the two streamers (G1 and G2) keep once made for
 // partitions of n rows: two chunk buffers each, and the buckets of a
 // streamed set's MSM (streamAcc).
-func (p memPlan) streamBuffers(n int) uint64 { return 2*uint64(p.chunk)*(g1Size+g2Size) + streamAcc(n) }
+func (p memPlan) streamBuffers(n int) uint64 {
+	return 2*(uint64(p.chunk)*g1Size+uint64(p.chunkOf(g2Size))*g2Size) + streamAcc(n)
+}
 
 // streamAcc is what the two streamers' buckets take for sets of up to n
 // points (cuda/msm/entry.cuh's stream_open): ⌈255/c⌉·2^(c−1) Jacobian
@@ -99,14 +112,24 @@ func (p memPlan) streamedNeed(n int) uint64 {
 	return hStage(n, true) + p.msmScratch(p.chunk) + p.streamBuffers(n)
 }
 
-// fitted is p with its chunk halved, down to minChunk, until a partition
-// of n rows fits with every set streamed: a 2^27 partition streams chunks
-// of 2^22 points within 15 GiB (stream buffers 2.47 GiB instead of 4.73),
-// of 2^21 within 14.5 GiB (a 16 GiB gpus.max_device_memory less the
-// context's margin); smaller partitions keep the cap's chunk.
+// fitted is p with its stream buffers halved, the larger first (G2's on
+// a tie of chunks: twice G1's bytes), chunks down to minChunk, until a
+// partition of n rows fits with every set streamed: a 2^27 partition
+// streams chunks of 2^22 points within 15 GiB (stream buffers 2.47 GiB
+// instead of 4.73); within 14.5 GiB (a 16 GiB gpus.max_device_memory less
+// the context's margin) G1's stay 2^22 and G2's 2^21 (1.72 GiB). Smaller
+// partitions keep the cap's chunks.
 func (p memPlan) fitted(n int) memPlan {
-	for p.cap > 0 && p.streamedNeed(n) > p.cap && p.chunk/2 >= minChunk {
-		p.chunk /= 2
+	for p.cap > 0 && p.streamedNeed(n) > p.cap {
+		g2 := p.chunkOf(g2Size)
+		switch {
+		case g2 == p.chunk && g2/2 >= minChunk:
+			p.g2Chunk = g2 / 2
+		case p.chunk/2 >= minChunk:
+			p.chunk /= 2
+		default:
+			return p
+		}
 	}
 	return p
 }

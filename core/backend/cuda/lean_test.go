@@ -7,6 +7,7 @@ import (
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/stretchr/testify/require"
 
+	"github.com/cuzk/cuzk/core/config"
 	"github.com/cuzk/cuzk/core/internal/fakecuda"
 )
 
@@ -71,7 +72,9 @@ func TestLeanHUnderACapThatCannotHoldABC(t *testing.T) {
 // that fits changes nothing.
 func TestCheckRowsShrinksTheChunks(t *testing.T) {
 	o := DefaultOptions()
-	o.MaxDeviceMemory = 16 << 30
+	own, err := config.DeviceMemoryCap("16GiB", 80<<30, 80<<30) // what a 16 GiB cap gives the library
+	require.NoError(t, err)
+	o.MaxDeviceMemory = own
 	be := fakeBackendWith(t, o)
 	require.NoError(t, be.CheckRows(1<<26))
 	require.Equal(t, 1<<23, be.plan().chunk, "2^26 fits in the cap's chunks")
@@ -99,7 +102,7 @@ func TestCheckRowsShrinksTheChunks(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, 1<<22, be.plan().chunk)
 	require.Equal(t, 1<<22, be.g1.chunkSize())
-	require.Equal(t, 1<<22, be.g2.chunkSize())
+	require.Equal(t, 1<<21, be.g2.chunkSize(), "G2's stream buffers halved once more")
 	require.Nil(t, be.g1.st, "the larger streamer freed, a new one asked for")
 	require.Nil(t, be.g2.st)
 }

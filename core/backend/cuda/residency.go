@@ -153,8 +153,8 @@ func pointBytes[P any]() uint64 {
 func newResidency[P comparable, R any, PR jacobian[R]](store pointStore[P, R], mem *vram) *residency[P, R, PR] {
 	chunk := int(mem.budget / pointBytes[P]() / 2)
 	chunk = max(chunk, 1<<16)
-	if mem.plan.cap > 0 || chunk > mem.plan.chunk && mem.plan.chunk > 0 {
-		chunk = mem.plan.chunk
+	if planned := mem.plan.chunkOf(pointBytes[P]()); mem.plan.cap > 0 || chunk > planned && planned > 0 {
+		chunk = planned
 	}
 	r := &residency[P, R, PR]{store: store, mem: mem, sets: map[setKey[P]]any{}, pinned: map[setKey[P]][]P{}}
 	r.chunk.Store(int64(chunk))
