@@ -36,8 +36,8 @@ const (
 type memPlan struct {
 	cap   uint64
 	chunk int // points a streamed chunk (G1; G2's too unless g2Chunk is set)
-	// g2Chunk is the points a streamed G2 chunk when fitted made it
-	// smaller than chunk (0: chunk)
+	// g2Chunk is the points a streamed G2 chunk once fitted has halved
+	// G2's buffers (0: chunk); never more than chunk
 	g2Chunk int
 	fixed   uint64 // an MSM's scratch beside its per-point part (msmFixed; tests shrink it)
 }
