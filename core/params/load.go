@@ -117,6 +117,11 @@ func ReadProvingKeyInfo(path string, opt Options) (*ProvingKey, LoadInfo, error)
 				wait = nil
 			}
 			checks = startChecks(checker, pointTotal(data), opt.Progress, wait)
+			if checks.rc != nil && wait == nil {
+				// a device checks every range from the start: the
+				// decode leaves its workers their cores
+				opt.NbTasks = decodeTasks(opt.tasks())
+			}
 		case !listed:
 			// Nothing to check: a device still takes the ranges as they
 			// decode (a 2^27-domain key is never whole on the host).

@@ -28,6 +28,10 @@ type rangeChecker struct {
 	ranges map[string][][2]int
 	fills  map[string][][2]int // ranges taken unchecked (Fill)
 	done   map[string][]bool   // section → its Done calls
+	// slow makes each Check take a millisecond; running and most count
+	// the Check calls in progress, and the most at once
+	slow          bool
+	running, most int
 }
 
 func newRangeChecker() *rangeChecker {
@@ -43,8 +47,18 @@ type loggedSection struct {
 func (s loggedSection) Check(from, to int) (int, error) {
 	s.c.mu.Lock()
 	s.c.ranges[s.name] = append(s.c.ranges[s.name], [2]int{from, to})
+	s.c.running++
+	s.c.most = max(s.c.most, s.c.running)
+	slow := s.c.slow
 	s.c.mu.Unlock()
-	return s.check(from, to), nil
+	if slow {
+		time.Sleep(time.Millisecond)
+	}
+	bad := s.check(from, to)
+	s.c.mu.Lock()
+	s.c.running--
+	s.c.mu.Unlock()
+	return bad, nil
 }
 
 func (s loggedSection) Fill(from, to int) error {
@@ -117,6 +131,26 @@ func TestRangedCheckCoversEachSection(t *testing.T) {
 	// Only the verifying key's points went to the whole-set calls (on the
 	// CPU, not the device).
 	require.Empty(t, chk.calls)
+}
+
+// A device's ranges go to it from rangeWorkers goroutines, so that one's
+// check is queued while the others copy and come back; beside them the
+// decode leaves as many cores on hosts large enough.
+func TestRangesCheckedThreeAtOnce(t *testing.T) {
+	smallBlocks(t)
+	_, path := keyFile(t, 49)
+	chk := newRangeChecker()
+	chk.slow = true
+	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
+	require.NoError(t, err)
+	require.Equal(t, ValidationChecked, info.Validation)
+	require.Equal(t, rangeWorkers, chk.most, "checks in flight at once")
+	requireCovered(t, path, chk, true)
+	require.Equal(t, 13, decodeTasks(16))
+	require.Equal(t, 12, decodeTasks(15))
+	require.Equal(t, 9, decodeTasks(12))
+	require.Equal(t, 11, decodeTasks(11))
+	require.Equal(t, 2, decodeTasks(2))
 }
 
 // With ranges the error is still the sequential one: the first point off

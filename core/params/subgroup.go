@@ -402,6 +402,7 @@ func begin(c SubgroupChecker, total int64, report progress.Func, ready <-chan st
 		workers = 1
 	} else if rc, ok := c.(RangeChecker); ok {
 		s.rc, s.limit = rc, maxPending
+		workers = rangeWorkers
 	}
 	go func() {
 		defer close(s.done)
@@ -481,6 +482,23 @@ func (s *sectionChecks) take() (subgroupSet, bool) {
 	set := s.queue[0]
 	s.queue = s.queue[1:]
 	return set, true
+}
+
+// rangeWorkers is the goroutines handing a device its ranges: while one
+// copies a range up and another comes back from its call, a third's
+// check is queued on the device (with two the device could wait between
+// checks: cuda/NOTES.md section 9).
+const rangeWorkers = 3
+
+// decodeTasks is the decoding goroutines beside a device's range checks
+// on procs cores: all but rangeWorkers on hosts of 4·rangeWorkers cores
+// or more, so that a worker back from the device finds a core at once
+// (the device, not the decode, is then the pace); else procs.
+func decodeTasks(procs int) int {
+	if procs >= 4*rangeWorkers {
+		return procs - rangeWorkers
+	}
+	return procs
 }
 
 // maxPending bounds the decoded bytes a device has been handed and not
