@@ -331,21 +331,22 @@ func TestPrefillStopsAtTheHostsMemory(t *testing.T) {
 	require.LessOrEqual(t, uint64(p.mapped.Load()), host)
 }
 
-// relieve frees idle buffers largest first until their bytes reach what
-// was asked, and returns once they are unmapped.
+// relieveHost's two steps free idle buffers largest first until their
+// bytes reach what was asked, and return once they are unmapped.
 func TestRelieveFreesIdleBuffersLargestFirst(t *testing.T) {
 	p := newPool(1<<40, 1)
 	defer p.close()
+	relieve := func(short uint64) uint64 { return p.freeNow(p.takeIdle(short)) }
 	const n = 4096
 	size := uint64(n * elemSize)
 	require.EqualValues(t, 8*size, p.prefill([]int{n, 2 * n, n, 4 * n}, nil))
-	require.Zero(t, p.relieve(0), "nothing asked: nothing freed")
-	require.EqualValues(t, 4*size, p.relieve(1), "the largest buffer")
+	require.Zero(t, relieve(0), "nothing asked: nothing freed")
+	require.EqualValues(t, 4*size, relieve(1), "the largest buffer")
 	require.EqualValues(t, 4*size, p.mapped.Load(), "unmapped before relieve returns")
-	require.EqualValues(t, 3*size, p.relieve(3*size-1), "then 2n and n")
+	require.EqualValues(t, 3*size, relieve(3*size-1), "then 2n and n")
 	require.EqualValues(t, size, p.mapped.Load())
-	require.EqualValues(t, size, p.relieve(8*size), "what is left")
-	require.Zero(t, p.relieve(size), "an empty pool")
+	require.EqualValues(t, size, relieve(8*size), "what is left")
+	require.Zero(t, relieve(size), "an empty pool")
 	st := p.stats()
 	require.EqualValues(t, 4, st.HostFrees)
 	require.EqualValues(t, 8*size, st.HostFreedBytes)

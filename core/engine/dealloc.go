@@ -82,7 +82,7 @@ type pool struct {
 	// statistics
 	allocs, reuses, frees atomic.Int64
 	// relieved counts the idle buffers freed because the host ran short
-	// (relieve), relievedBytes their bytes
+	// (freeNow), relievedBytes their bytes
 	relieved, relievedBytes atomic.Int64
 	freedBytes              atomic.Int64
 	active, maxActive       atomic.Int64 // concurrent frees
@@ -297,14 +297,10 @@ func (p *pool) trim() {
 	p.freeAll(out, nil)
 }
 
-// relieve frees idle pooled buffers, largest first, until their bytes
-// reach short or the pool is empty, and returns once they are freed (by
-// the dealloc goroutines, as every free): the host needs the memory back
-// (the engine's pressure watch). It returns the bytes freed.
-func (p *pool) relieve(short uint64) uint64 { return p.freeNow(p.takeIdle(short)) }
-
 // takeIdle takes idle buffers out of the pool, largest first, until their
-// bytes reach short (relieve's first half).
+// bytes reach short or the pool is empty: the host needs the memory back
+// (the engine's pressure watch, relieveHost, which frees them with
+// freeNow).
 func (p *pool) takeIdle(short uint64) [][]fr.Element {
 	var taken uint64
 	p.mu.Lock()
@@ -319,8 +315,8 @@ func (p *pool) takeIdle(short uint64) [][]fr.Element {
 }
 
 // freeNow frees bufs, taken out of the pool, through the dealloc
-// goroutines and returns their bytes once they are freed, counted as
-// given back to the host (relieve's second half).
+// goroutines (as every free) and returns their bytes once they are freed,
+// counted as given back to the host.
 func (p *pool) freeNow(bufs [][]fr.Element) uint64 {
 	var wg sync.WaitGroup
 	p.freeAll(bufs, &wg)
