@@ -24,7 +24,9 @@ func (e *Engine) logPartition(t *task, rep *PartitionReport) {
 	attrs := []any{"job", t.job.id, "partition", t.idx, "device", rep.Device, "worker", rep.Worker,
 		"queued_ms", ms(tl.Queued, tl.SynthStart), "synth_ms", ms(tl.SynthStart, tl.SynthEnd),
 		"wait_device_ms", ms(tl.SynthEnd, tl.LockWait), "lock_wait_ms", ms(tl.LockWait, tl.LockAcquired),
-		"locked_ms", ms(tl.LockAcquired, tl.LockReleased), "after_lock_ms", ms(tl.LockReleased, tl.Assembled)}
+		"locked_ms", ms(tl.LockAcquired, tl.LockReleased), "after_lock_ms", ms(tl.LockReleased, tl.Assembled),
+		// from the job's submission: the device's idle gaps between regions
+		"acquired_at_ms", ms(t.job.submitted, tl.LockAcquired), "released_at_ms", ms(t.job.submitted, tl.LockReleased)}
 	for _, s := range rep.Stages {
 		attrs = append(attrs, s.Name+"_ms", float64(s.Duration.Microseconds())/1000)
 	}

@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lockedWriter serializes the handler's writes for the test's reader.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// The debug line of each partition places its locked region on the job's
+// clock: the regions of one device follow each other, each as long as its
+// locked_ms, so that the device's idle gaps between them can be read off.
+func TestPartitionLineLockTimes(t *testing.T) {
+	f := testCircuit(t)
+	var w lockedWriter
+	log := slog.New(slog.NewJSONHandler(&w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e := newEngine(t, testConfig(), Options{Logger: log})
+	const n = 4
+	f.proveChecked(t, e, f.request("trace", n, Normal))
+
+	type line struct {
+		Msg       string  `json:"msg"`
+		Partition int     `json:"partition"`
+		Locked    float64 `json:"locked_ms"`
+		Acquired  float64 `json:"acquired_at_ms"`
+		Released  float64 `json:"released_at_ms"`
+	}
+	var lines []line
+	w.mu.Lock()
+	sc := bufio.NewScanner(bytes.NewReader(w.b.Bytes()))
+	w.mu.Unlock()
+	for sc.Scan() {
+		var l line
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+		if l.Msg == "partition proved" {
+			lines = append(lines, l)
+		}
+	}
+	require.Len(t, lines, n)
+	sort.Slice(lines, func(a, b int) bool { return lines[a].Acquired < lines[b].Acquired })
+	for i, l := range lines {
+		require.Greater(t, l.Acquired, 0.0, "partition %d", l.Partition)
+		require.InDelta(t, l.Locked, l.Released-l.Acquired, 0.002, "partition %d", l.Partition)
+		if i > 0 {
+			require.GreaterOrEqual(t, l.Acquired, lines[i-1].Released, "one device's regions do not overlap")
+		}
+	}
+}
