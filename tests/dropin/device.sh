@@ -81,7 +81,8 @@ timed() { # timed LOG CMD...: runs CMD, appends its output and wall time to LOG
   free -g | head -2
 } 2>&1 | tee "$out/machine.log"
 
-if [ ! -f "$root/build/libcuzk_cuda.so" ]; then
+# (prepare alone loads no GPU: porep27.sh builds beside it)
+if [ ! -f "$root/build/libcuzk_cuda.so" ] && [ "$steps" != prepare ]; then
   if command -v nvcc >/dev/null; then
     timed "$out/build.log" make -C "$root/cuda" OUT="$root/build" CUDA_ARCH="${CUDA_ARCH:-sm_90}" -j4 || exit 1
   else

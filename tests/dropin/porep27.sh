@@ -5,9 +5,9 @@
 # partition's size (a domain of 2^27 rows, 3% non-boolean, tiled key)
 # through generate_groth16_proofs_c, in two runs of under ten minutes.
 #   usage: tests/dropin/porep27.sh [prepare] [run]   (no argument: both)
-# prepare: libcuzk_cuda.so built with nvcc when it was not copied, the GPU
-#          correctness tests at CORRECT_SIZES (default 10,16,20; empty:
-#          none) beside the lean prepare (~290 s): the 71 GB key in
+# prepare: libcuzk_cuda.so built with nvcc when it was not copied (beside
+#          the rest), the GPU correctness tests at CORRECT_SIZES (default
+#          10,16,20; empty: none) beside the lean prepare (~290 s): the 71 GB key in
 #          /dev/shm, the 16 GiB dump on disk, no circuit or witness file
 # run:     under each device-memory cap in CAPS (GiB, default "24 16"):
 #          one circuit a call, CALLS (default 3) calls; then resident, as
@@ -43,14 +43,20 @@ S=${DROPIN_LOG2:-27}
 export DROPIN_LOG2=$S DROPIN_KEY=tiled DROPIN_PARAMS_DIR=${DROPIN_PARAMS_DIR:-/dev/shm/cuzk} DROPIN_LEAN=1
 params=$DROPIN_PARAMS_DIR/2^$S/c.params
 dump=${DROPIN_WORK:-/tmp/cuzk-dropin}/2^$S/dump1
+# libcuzk_cuda.so, when it was not copied, is built beside the prepare
+# (which needs no GPU); wait_build waits for it before anything loads it.
+build_pid=
 if [ ! -f build/libcuzk_cuda.so ] && command -v nvcc >/dev/null; then
-  start=$(date +%s)
-  make -j16 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$PWD/build" BENCH=1 >"$out/27-build.log" 2>&1 || {
-    tail -20 "$out/27-build.log"
-    exit 1
-  }
-  echo "libcuzk_cuda.so built in $(($(date +%s) - start)) s"
+  (start=$(date +%s)
+    make -j16 -C cuda CUDA_ARCH="${CUDA_ARCH:-sm_90}" OUT="$PWD/build" BENCH=1 >"$out/27-build.log" 2>&1 || exit 1
+    echo "libcuzk_cuda.so built in $(($(date +%s) - start)) s") &
+  build_pid=$!
 fi
+wait_build() {
+  [ -n "$build_pid" ] || return 0
+  wait "$build_pid" || { tail -20 "$out/27-build.log"; exit 1; }
+  build_pid=
+}
 export CUZK_CUDA_LIB=$PWD/build/libcuzk_cuda.so
 if has prepare; then
   if [ -s "$params" ] && [ -s "$dump" ]; then
@@ -60,14 +66,17 @@ if has prepare; then
       echo "prepare rc=$?" >>"$out/27-prepare.txt") &
   fi
   if [ -n "$sizes" ]; then
+    wait_build
     CUZK_CUDA_REQUIRED=1 CUZK_CUDA_SIZES=$sizes ./build/cuda.test -test.v -test.count=1 \
       -test.skip 'Bench|^TestABIGenerated$' >"$out/27-correct.log" 2>&1
     echo "correct rc=$?" >>"$out/27-correct.log"
     grep -E '^--- FAIL|^(PASS|FAIL)$|rc=|^--- PASS: TestStreamedSet' "$out/27-correct.log"
   fi
+  wait_build
   wait
   cat "$out/27-prepare.txt"
 fi
+wait_build
 # bench LABEL CONFIG ARGS...: one bench run, its summary in $OUT/27-LABEL.txt
 bench() {
   local label=$1 cfg=$2
