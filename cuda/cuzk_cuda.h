@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CUDA_ABI_VERSION 15
+#define CUZK_CUDA_ABI_VERSION 16
 
 /* Return codes. 1: an argument is wrong. 2: another failure with no CUDA
  * error number kept (an internal check). CUZK_CUDA_ERR_CUDA + e (e > 0): the
@@ -231,14 +231,19 @@ void cuzk_cuda_scalars_free(cuzk_cuda_scalars* handle);
  *                      2^24); 0: handed back after each MSM (a GPU shared
  *                      with other processes).
  *   profile            1: phase timings of each MSM and h on stderr.
- *   reserved           0. */
+ *   host_sync          how a host thread waits for the device (the
+ *                      device's scheduling flags): 0 the CUDA runtime's
+ *                      choice (it spins while the process has fewer
+ *                      contexts than the host has cores), 1 spin, 2 yield,
+ *                      3 block on a synchronization primitive (the core
+ *                      is free for other threads while the device works). */
 typedef struct cuzk_cuda_options {
     uint64_t max_device_memory;
     uint64_t msm_max_pairs;
     int32_t msm_window_bits;
     int32_t msm_pool;
     int32_t profile;
-    int32_t reserved;
+    int32_t host_sync;
 } cuzk_cuda_options;
 
 int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, size_t errlen);

@@ -119,6 +119,30 @@ type GPUs struct {
 	// 2^24); false hands it back after each MSM (a GPU shared with other
 	// processes).
 	MSMPool bool `toml:"msm_pool" json:"msm_pool"`
+	// HostSync is how a thread waits for its GPU's work: "auto" (the
+	// default, "" the same: the CUDA runtime's choice, which spins while
+	// the process has fewer CUDA contexts than the host has cores),
+	// "spin", "yield", or "blocking" (the thread sleeps until the device
+	// is done, leaving its core to synthesis).
+	HostSync string `toml:"host_sync" json:"host_sync"`
+}
+
+// HostSyncModes are gpus.host_sync's values, in the order of the CUDA
+// library's host_sync option (0-3); "" is "auto".
+var HostSyncModes = []string{"auto", "spin", "yield", "blocking"}
+
+// HostSyncMode returns gpus.host_sync as the CUDA library's option
+// (0-3), or an error naming the values.
+func (g *GPUs) HostSyncMode() (int, error) {
+	if g.HostSync == "" {
+		return 0, nil
+	}
+	for i, m := range HostSyncModes {
+		if g.HostSync == m {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("config: gpus.host_sync: must be auto, spin, yield or blocking (got %q)", shown(g.HostSync))
 }
 
 // DeviceMemoryMargin is what cuzk leaves for the CUDA context of its
@@ -261,7 +285,7 @@ func Default() Config {
 	return Config{
 		VerifyProofs: true,
 		Memory:       Memory{SafetyMargin: 5 * GiB},
-		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true, MSMPool: true},
+		GPUs:         GPUs{Devices: []int{}, WorkersPerDevice: 2, CPUWorkers: 2, G2OnGPU: true, DevicePrep: true, MSMPool: true, HostSync: "auto"},
 		Synthesis:    Synthesis{MaxParallel: 2, QueueDepth: 2},
 		Scheduler:    Scheduler{BatchMax: 1},
 		Throttle:     Throttle{Enabled: true, CheckRows: 4096, Sleep: Duration(50 * time.Microsecond)},
@@ -441,6 +465,9 @@ func (c *Config) Validate() error {
 	}
 	if !oneOf(c.Logging.Format, "", "text", "json") {
 		return fmt.Errorf("config: logging.format: must be text or json (got %q)", shown(c.Logging.Format))
+	}
+	if _, err := c.GPUs.HostSyncMode(); err != nil {
+		return err
 	}
 	if _, err := DeviceMemoryCap(c.GPUs.MaxDeviceMemory, 1<<40, 1<<40); err != nil {
 		return err

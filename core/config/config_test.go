@@ -290,3 +290,24 @@ func TestDeviceMemoryCap(t *testing.T) {
 	c.GPUs.MaxDeviceMemory = "lots"
 	require.ErrorContains(t, c.Validate(), "gpus.max_device_memory")
 }
+
+// gpus.host_sync maps onto the CUDA library's host_sync option in the
+// order the library's header gives (0 auto, 1 spin, 2 yield, 3 blocking);
+// anything else is refused naming the values.
+func TestHostSync(t *testing.T) {
+	for want, mode := range []string{"auto", "spin", "yield", "blocking"} {
+		cfg, err := Parse("[gpus]\nhost_sync = \"" + mode + "\"\n")
+		require.NoError(t, err, mode)
+		got, err := cfg.GPUs.HostSyncMode()
+		require.NoError(t, err)
+		require.Equal(t, want, got, mode)
+	}
+	got, err := (&GPUs{}).HostSyncMode()
+	require.NoError(t, err)
+	require.Zero(t, got, `"" is auto`)
+	require.Equal(t, "auto", Default().GPUs.HostSync)
+	for _, bad := range []string{"Blocking", "sleep", "3"} {
+		_, err := Parse("[gpus]\nhost_sync = \"" + bad + "\"\n")
+		require.ErrorContains(t, err, "gpus.host_sync: must be auto, spin, yield or blocking", bad)
+	}
+}

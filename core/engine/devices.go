@@ -159,6 +159,9 @@ func (s *deviceSetup) cudaDevices() ([]*device, error) {
 		}
 		opts := cuda.DefaultOptions()
 		opts.MaxDeviceMemory, opts.MSMPool = cp, s.gpus.MSMPool
+		if opts.HostSync, err = s.gpus.HostSyncMode(); err != nil {
+			return nil, err
+		}
 		be, err := cuda.NewBackend(lib, g, opts)
 		if err != nil {
 			return nil, fmt.Errorf("GPU %d: %w", g.Index, err)

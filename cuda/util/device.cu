@@ -26,9 +26,18 @@ int cuzk::set_options(int dev, const cuzk_cuda_options* o, char* err, size_t err
     if (!o) return fail(err, errlen, 1, "options is NULL");
     if (o->msm_window_bits != 0 && (o->msm_window_bits < 8 || o->msm_window_bits > 20))
         return fail(err, errlen, 1, "msm_window_bits %d: want 0 or 8..20", o->msm_window_bits);
-    if ((o->msm_pool != 0 && o->msm_pool != 1) || (o->profile != 0 && o->profile != 1) || o->reserved != 0)
-        return fail(err, errlen, 1, "msm_pool and profile are 0 or 1, reserved is 0");
+    if ((o->msm_pool != 0 && o->msm_pool != 1) || (o->profile != 0 && o->profile != 1))
+        return fail(err, errlen, 1, "msm_pool and profile are 0 or 1");
+    if (o->host_sync < 0 || o->host_sync > 3)
+        return fail(err, errlen, 1, "host_sync %d: want 0 (auto), 1 (spin), 2 (yield) or 3 (blocking)", o->host_sync);
     if (int rc = check_device(dev, err, errlen)) return rc;
+    // The primary context's scheduling flags, its other flags kept.
+    static const unsigned sched[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                     cudaDeviceScheduleBlockingSync};
+    unsigned flags = 0;
+    CKR(cudaGetDeviceFlags(&flags));
+    if ((flags & cudaDeviceScheduleMask) != sched[o->host_sync])
+        CKR(cudaSetDeviceFlags(sched[o->host_sync] | (flags & (cudaDeviceMapHost | cudaDeviceLmemResizeToMax))));
     cuzk::device_state& s = cuzk::state(dev);
     // The pool's idle memory goes back when the pool is turned off or a cap
     // is set (what earlier MSMs left there would count against the cap).

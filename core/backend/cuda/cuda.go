@@ -143,6 +143,9 @@ type Options struct {
 	MSMPool bool
 	// Profile prints each MSM's and h's phase timings on stderr.
 	Profile bool
+	// HostSync is how a host thread waits for the device: 0 the CUDA
+	// runtime's choice, 1 spin, 2 yield, 3 block (config.HostSyncModes).
+	HostSync int
 }
 
 // DefaultOptions are the library's defaults: no cap, the pool on.
@@ -151,7 +154,8 @@ func DefaultOptions() Options { return Options{MSMPool: true} }
 // SetOptions sets device dev's kernel options.
 func (l *Library) SetOptions(dev int, o Options) error {
 	c := C.cuzk_cuda_options{max_device_memory: C.uint64_t(o.MaxDeviceMemory), msm_max_pairs: C.uint64_t(o.MSMMaxPairs),
-		msm_window_bits: C.int32_t(o.MSMWindowBits), msm_pool: C.int32_t(cbool(o.MSMPool)), profile: C.int32_t(cbool(o.Profile))}
+		msm_window_bits: C.int32_t(o.MSMWindowBits), msm_pool: C.int32_t(cbool(o.MSMPool)), profile: C.int32_t(cbool(o.Profile)),
+		host_sync: C.int32_t(o.HostSync)}
 	return call("set options", func(e *C.char) C.int { return C.call_set_options(l.setOptions, C.int(dev), &c, e, errLen) })
 }
 

@@ -40,14 +40,39 @@ func gpu(t testing.TB) *Backend {
 
 // benchOptions are the default kernel options with the device script's
 // experiment knobs (cuda/run-device.sh: CUZK_CUDA_PROFILE=1 phase timings,
-// CUZK_CUDA_MSM_C window bits, CUZK_CUDA_MSM_POOL=0 no pool), which only
-// the tests read.
+// CUZK_CUDA_MSM_C window bits, CUZK_CUDA_MSM_POOL=0 no pool,
+// CUZK_CUDA_HOST_SYNC 0-3 the host's wait), which only the tests read.
 func benchOptions() Options {
 	o := DefaultOptions()
 	o.Profile = os.Getenv("CUZK_CUDA_PROFILE") != ""
 	o.MSMWindowBits, _ = strconv.Atoi(os.Getenv("CUZK_CUDA_MSM_C"))
 	o.MSMPool = os.Getenv("CUZK_CUDA_MSM_POOL") != "0"
+	o.HostSync, _ = strconv.Atoi(os.Getenv("CUZK_CUDA_HOST_SYNC"))
 	return o
+}
+
+// TestHostSyncModes: each way of waiting for the device (the device's
+// scheduling flags) gives the CPU's MSM; other values are refused.
+func TestHostSyncModes(t *testing.T) {
+	be := gpu(t)
+	defer be.Close()
+	const n = 1<<12 + 5
+	pts, sc := testPoints(t, n), scalarKinds(t, n)["uniform"]
+	want := cpuG1(t, pts, sc)
+	for mode := 3; mode >= 0; mode-- {
+		o := benchOptions()
+		o.HostSync = mode
+		require.NoError(t, be.lib.SetOptions(be.dev, o), "host_sync %d", mode)
+		got, _, err := be.MSMG1(pts, sc)
+		require.NoError(t, err, "host_sync %d", mode)
+		require.True(t, got.Equal(&want), "host_sync %d", mode)
+	}
+	for _, bad := range []int{-1, 4} {
+		o := benchOptions()
+		o.HostSync = bad
+		require.ErrorContains(t, be.lib.SetOptions(be.dev, o), fmt.Sprintf("host_sync %d: want 0 (auto)", bad))
+	}
+	require.NoError(t, be.lib.SetOptions(be.dev, benchOptions()))
 }
 
 func gpuWith(t testing.TB, opts Options) *Backend {

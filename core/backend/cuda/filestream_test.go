@@ -101,3 +101,13 @@ func TestFileInMemoryIsCopiedFromItsPages(t *testing.T) {
 	}
 	runtime.KeepAlive(pk)
 }
+
+// Options.HostSync reaches the library's host_sync option: the fake, as
+// the library, takes 0-3 and refuses anything else.
+func TestHostSyncReachesTheLibrary(t *testing.T) {
+	be := fakeBackend(t)
+	for mode := 0; mode <= 3; mode++ {
+		require.NoError(t, be.lib.SetOptions(be.dev, Options{MSMPool: true, HostSync: mode}), "host_sync %d", mode)
+	}
+	require.ErrorContains(t, be.lib.SetOptions(be.dev, Options{HostSync: 4}), "host_sync 4: want 0 (auto)")
+}

@@ -217,8 +217,12 @@ int cuzk_cuda_scalars_download(cuzk_cuda_scalars* h, void* host, char* err, size
 void cuzk_cuda_scalars_free(cuzk_cuda_scalars* h) { free(h); }
 
 int cuzk_cuda_set_options(int dev, const cuzk_cuda_options* opts, char* err, size_t errlen) {
-    (void)dev, (void)opts;
+    (void)dev;
     FAIL("set_options");
+    if (opts->host_sync < 0 || opts->host_sync > 3) { /* as the library refuses it */
+        snprintf(err, errlen, "host_sync %d: want 0 (auto), 1 (spin), 2 (yield) or 3 (blocking)", opts->host_sync);
+        return 1;
+    }
     return 0;
 }
 
