@@ -2,34 +2,23 @@ package engine
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"sort"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/internal/logtest"
 )
-
-// lockedWriter serializes the handler's writes for the test's reader.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
 
 // The debug line of each partition places its locked region on the job's
 // clock: the regions of one device follow each other, each as long as its
 // locked_ms, so that the device's idle gaps between them can be read off.
 func TestPartitionLineLockTimes(t *testing.T) {
 	f := testCircuit(t)
-	var w lockedWriter
+	var w logtest.Buffer
 	log := slog.New(slog.NewJSONHandler(&w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e := newEngine(t, testConfig(), Options{Logger: log})
 	const n = 4
@@ -43,9 +32,7 @@ func TestPartitionLineLockTimes(t *testing.T) {
 		Released  float64 `json:"released_at_ms"`
 	}
 	var lines []line
-	w.mu.Lock()
-	sc := bufio.NewScanner(bytes.NewReader(w.b.Bytes()))
-	w.mu.Unlock()
+	sc := bufio.NewScanner(strings.NewReader(w.String()))
 	for sc.Scan() {
 		var l line
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))

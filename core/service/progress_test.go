@@ -1,33 +1,15 @@
 package service
 
 import (
-	"bytes"
-	"github.com/cuzk/cuzk/core/config"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/cuzk/cuzk/core/config"
+	"github.com/cuzk/cuzk/core/internal/logtest"
 )
-
-// lockedBuffer is a log sink safe for the engine's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestProgressLogged: a host of the C library sees a long parameter load
 // and a long proof advance in its log (here with no wait between lines).
@@ -36,7 +18,7 @@ func TestProgressLogged(t *testing.T) {
 	progressEvery = 0
 	t.Cleanup(func() { progressEvery = every })
 	dir, _, ws := fixture(t)
-	var logged lockedBuffer
+	var logged logtest.Buffer
 	s := New(slog.New(slog.NewTextHandler(&logged, nil)), config.CUDASearch{})
 	defer s.Close()
 	require.NoError(t, s.Configure("[srs]\nvalidation_record_dir = '"+filepath.Join(dir, "rec")+"'\n"))
