@@ -31,20 +31,25 @@ int cuzk::set_options(int dev, const cuzk_cuda_options* o, char* err, size_t err
     if (o->host_sync < 0 || o->host_sync > 3)
         return fail(err, errlen, 1, "host_sync %d: want 0 (auto), 1 (spin), 2 (yield) or 3 (blocking)", o->host_sync);
     if (int rc = check_device(dev, err, errlen)) return rc;
-    // The primary context's scheduling flags, its other flags kept.
-    static const unsigned sched[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
-                                     cudaDeviceScheduleBlockingSync};
-    unsigned flags = 0;
-    CKR(cudaGetDeviceFlags(&flags));
-    if ((flags & cudaDeviceScheduleMask) != sched[o->host_sync])
-        CKR(cudaSetDeviceFlags(sched[o->host_sync] | (flags & (cudaDeviceMapHost | cudaDeviceLmemResizeToMax))));
     cuzk::device_state& s = cuzk::state(dev);
     // The pool's idle memory goes back when the pool is turned off or a cap
     // is set (what earlier MSMs left there would count against the cap).
     bool pooled;
+    int32_t synced;
     {
         std::lock_guard<std::mutex> g(s.mu);
         pooled = s.opt.msm_pool != 0;
+        synced = s.opt.host_sync;
+    }
+    // The primary context's scheduling flags, its other flags kept; left
+    // as the runtime made them while host_sync stays 0.
+    if (o->host_sync != 0 || synced != 0) {
+        static const unsigned sched[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                         cudaDeviceScheduleBlockingSync};
+        unsigned flags = 0;
+        CKR(cudaGetDeviceFlags(&flags));
+        if ((flags & cudaDeviceScheduleMask) != sched[o->host_sync])
+            CKR(cudaSetDeviceFlags(sched[o->host_sync] | (flags & (cudaDeviceMapHost | cudaDeviceLmemResizeToMax))));
     }
     if ((!o->msm_pool || o->max_device_memory) && pooled) cuzk::trim_pool();
     // Twiddle tables kept from other sizes go too: under a cap only the
