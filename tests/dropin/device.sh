@@ -27,7 +27,8 @@
 # 2^27-domain key's ~71 GB on a 64 GiB disk), DROPIN_LEAN=1 (prepare keeps
 # only what the srs and bench steps read: the circuit and witnesses go),
 # DROPIN_SRS_RUNS (the srs step's loads, default "unchecked checked
-# recorded").
+# recorded"), DROPIN_SRS_LIBS (libcuzk.so builds whose loads alternate,
+# e.g. "current /tmp/old/libcuzk.so current /tmp/old/libcuzk.so").
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/cuzk-dropin-out}
@@ -137,15 +138,26 @@ fi
 # record knows the file). setup recorded the file in the default cache,
 # so these use a record directory of their own.
 if has srs; then
-  rec=$work/srs-record
-  rm -rf "$rec"
   log=$out/srs-2^$S.log
-  for run in $srsruns; do
-    c=$config$'\n[srs]\nvalidation_record_dir = "'$rec'"'
-    [ $run = unchecked ] && c=$config$'\n[srs]\nskip_subgroup_check = true'
-    echo "== create_SRS, $run" >>"$log"
-    timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" --config "$c" --srs-only
+  # DROPIN_SRS_LIBS: libcuzk.so builds to alternate (current: the one in
+  # build/), each in turn copied into build/ for its loads, the record
+  # emptied for each; build/'s own is put back at the end.
+  libs=${DROPIN_SRS_LIBS:-current}
+  cp "$root/build/libcuzk.so" "$work/libcuzk-current.so"
+  for lib in $libs; do
+    src=$lib
+    [ "$lib" = current ] && src=$work/libcuzk-current.so
+    cp "$src" "$root/build/libcuzk.so" || exit 1
+    rec=$work/srs-record
+    rm -rf "$rec"
+    for run in $srsruns; do
+      c=$config$'\n[srs]\nvalidation_record_dir = "'$rec'"'
+      [ $run = unchecked ] && c=$config$'\n[srs]\nskip_subgroup_check = true'
+      echo "== create_SRS, $run ($lib)" >>"$log"
+      timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" --config "$c" --srs-only
+    done
   done
+  cp "$work/libcuzk-current.so" "$root/build/libcuzk.so"
   grep -E "^== |^metric create_srs" "$log"
 fi
 if has bench; then
