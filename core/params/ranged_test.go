@@ -25,6 +25,7 @@ type rangeChecker struct {
 	deviceChecker
 	mu     sync.Mutex
 	begun  map[string]int // section → its length at Begin
+	at     map[string]unsafe.Pointer // section → its points' first element
 	ranges map[string][][2]int
 	fills  map[string][][2]int // ranges taken unchecked (Fill)
 	done   map[string][]bool   // section → its Done calls
@@ -35,7 +36,7 @@ type rangeChecker struct {
 }
 
 func newRangeChecker() *rangeChecker {
-	return &rangeChecker{begun: map[string]int{}, ranges: map[string][][2]int{}, fills: map[string][][2]int{}, done: map[string][]bool{}}
+	return &rangeChecker{begun: map[string]int{}, at: map[string]unsafe.Pointer{}, ranges: map[string][][2]int{}, fills: map[string][][2]int{}, done: map[string][]bool{}}
 }
 
 type loggedSection struct {
@@ -74,17 +75,38 @@ func (s loggedSection) Done(complete bool) {
 	s.c.done[s.name] = append(s.c.done[s.name], complete)
 }
 
-// name tells the sections apart by their order of Begin calls of a group.
-func (c *rangeChecker) begin(group string, n int, check func(from, to int) int) SectionCheck {
+// begin names a section by its order of Begin calls, which follows the
+// range workers (not the file); names maps them onto the key's sections.
+func (c *rangeChecker) begin(group string, n int, at unsafe.Pointer, check func(from, to int) int) SectionCheck {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	name := group + string(rune('0'+len(c.begun)))
 	c.begun[name] = n
+	c.at[name] = at
 	return loggedSection{c: c, name: name, check: check}
 }
 
+// names returns the names the checker gave pk's H, L, A, B_G1 and B_G2
+// sections ("" where one was not begun), by the points each was begun on.
+func (c *rangeChecker) names(pk *ProvingKey) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, at := range []unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(pk.H)), unsafe.Pointer(unsafe.SliceData(pk.L)),
+		unsafe.Pointer(unsafe.SliceData(pk.A)), unsafe.Pointer(unsafe.SliceData(pk.BG1)), unsafe.Pointer(unsafe.SliceData(pk.BG2))} {
+		name := ""
+		for n, p := range c.at {
+			if p == at {
+				name = n
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 func (c *rangeChecker) BeginG1(p []bls.G1Affine) SectionCheck {
-	return c.begin("g1-", len(p), func(from, to int) int {
+	return c.begin("g1-", len(p), unsafe.Pointer(unsafe.SliceData(p)), func(from, to int) int {
 		if bad, _ := (CPUChecker{}).CheckSubgroupG1(p[from:to]); bad >= 0 {
 			return from + bad
 		}
@@ -93,7 +115,7 @@ func (c *rangeChecker) BeginG1(p []bls.G1Affine) SectionCheck {
 }
 
 func (c *rangeChecker) BeginG2(p []bls.G2Affine) SectionCheck {
-	return c.begin("g2-", len(p), func(from, to int) int {
+	return c.begin("g2-", len(p), unsafe.Pointer(unsafe.SliceData(p)), func(from, to int) int {
 		if bad, _ := (CPUChecker{}).CheckSubgroupG2(p[from:to]); bad >= 0 {
 			return from + bad
 		}
@@ -114,16 +136,14 @@ func smallBlocks(t *testing.T) {
 func TestRangedCheckCoversEachSection(t *testing.T) {
 	smallBlocks(t)
 	_, path := keyFile(t, 41)
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
-	require.NoError(t, err)
 	chk := newRangeChecker()
-	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
+	pk, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationChecked, info.Validation)
 	lens := []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
 	require.Len(t, chk.begun, 5)
-	requireCovered(t, path, chk, true)
-	for i, name := range []string{"g1-0", "g1-1", "g1-2", "g1-3", "g2-4"} {
+	requireCovered(t, pk, chk, true)
+	for i, name := range chk.names(pk) {
 		require.Equal(t, lens[i], chk.begun[name], name)
 		require.Empty(t, chk.fills[name], "%s: every range checked", name)
 		require.Greater(t, len(chk.ranges[name]), 1, "%s: split into ranges", name)
@@ -141,11 +161,11 @@ func TestRangesCheckedThreeAtOnce(t *testing.T) {
 	_, path := keyFile(t, 49)
 	chk := newRangeChecker()
 	chk.slow = true
-	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
+	pk, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationChecked, info.Validation)
 	require.Equal(t, rangeWorkers, chk.most, "checks in flight at once")
-	requireCovered(t, path, chk, true)
+	requireCovered(t, pk, chk, true)
 	require.Equal(t, 13, decodeTasks(16))
 	require.Equal(t, 12, decodeTasks(15))
 	require.Equal(t, 9, decodeTasks(12))
@@ -196,10 +216,10 @@ func TestRangedCheckVouchedOnRecordHit(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "copy.params")
 	require.NoError(t, os.WriteFile(other, data, 0o644))
 	chk := newRangeChecker()
-	_, info, err := ReadProvingKeyInfo(other, Options{Checker: chk, Record: rec, NbTasks: 2})
+	pk, info, err := ReadProvingKeyInfo(other, Options{Checker: chk, Record: rec, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationRecord, info.Validation)
-	requireCovered(t, path, chk, true)
+	requireCovered(t, pk, chk, true)
 }
 
 // A trusted file, or one whose stamp the record knows, is not checked,
@@ -209,31 +229,30 @@ func TestUncheckedLoadsFillTheDevice(t *testing.T) {
 	smallBlocks(t)
 	dir, path := keyFile(t, 47)
 	chk := newRangeChecker()
-	_, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, SkipSubgroupCheck: true, NbTasks: 2})
+	pk, info, err := ReadProvingKeyInfo(path, Options{Checker: chk, SkipSubgroupCheck: true, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationSkipped, info.Validation)
-	requireCovered(t, path, chk, false)
+	requireCovered(t, pk, chk, false)
 
 	rec := OpenRecord(dir, nil)
 	rec.racy = 0 // the file is new: stamp it anyway
 	require.NoError(t, rec.AddFile(path, ValidationSetup, 0))
 	chk = newRangeChecker()
-	_, info, err = ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})
+	pk, info, err = ReadProvingKeyInfo(path, Options{Checker: chk, Record: rec, NbTasks: 2})
 	require.NoError(t, err)
 	require.Equal(t, ValidationRecord, info.Validation)
 	require.True(t, info.Stamped)
-	requireCovered(t, path, chk, false)
+	requireCovered(t, pk, chk, false)
 }
 
-// requireCovered: the checker took every query section of path's key
-// range by range, checked (when mayCheck) or filled, each point once, and
-// every section ended complete.
-func requireCovered(t *testing.T, path string, chk *rangeChecker, mayCheck bool) {
+// requireCovered: the checker took every query section of the loaded key
+// pk range by range, checked (when mayCheck) or filled, each point once,
+// and every section ended complete.
+func requireCovered(t *testing.T, pk *ProvingKey, chk *rangeChecker, mayCheck bool) {
 	t.Helper()
-	pk, err := ReadProvingKey(path, Options{SkipSubgroupCheck: true})
-	require.NoError(t, err)
 	lens := []int{len(pk.H), len(pk.L), len(pk.A), len(pk.BG1), len(pk.BG2)}
-	for i, name := range []string{"g1-0", "g1-1", "g1-2", "g1-3", "g2-4"} {
+	for i, name := range chk.names(pk) {
+		require.NotEmpty(t, name, "section %d begun", i)
 		rs := append(append([][2]int(nil), chk.ranges[name]...), chk.fills[name]...)
 		if !mayCheck {
 			require.Empty(t, chk.ranges[name], "%s: nothing checked", name)
