@@ -24,7 +24,7 @@ import (
 type rangeChecker struct {
 	deviceChecker
 	mu     sync.Mutex
-	begun  map[string]int // section → its length at Begin
+	begun  map[string]int            // section → its length at Begin
 	at     map[string]unsafe.Pointer // section → its points' first element
 	ranges map[string][][2]int
 	fills  map[string][][2]int // ranges taken unchecked (Fill)
