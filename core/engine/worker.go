@@ -132,13 +132,16 @@ func (e *Engine) proveOne(d *device, worker int, t *task) (rep PartitionReport, 
 func (e *Engine) regionLock(d *device, worker int, t *task, rep *PartitionReport) groth16.Lock {
 	return lockFunc(func(region func() error) error {
 		j := t.job
-		t.tl.LockWait = e.clock.Now()
+		t.tl.LockWait, t.tl.LockReleased = e.clock.Now(), time.Time{}
 		l := j.req.Interlock
 		if l != nil {
 			l.Lock()
 		}
 		wait, err := d.lock.run(worker, func(seq int64) error {
 			t.tl.LockAcquired = e.clock.Now()
+			// released as the region ends, before the next holder may
+			// take the lock: one device's regions never overlap
+			defer func() { t.tl.LockReleased = e.clock.Now() }()
 			rep.LockSeq = seq
 			if err := context.Cause(j.ctx); err != nil {
 				return stopped{err}
@@ -148,7 +151,9 @@ func (e *Engine) regionLock(d *device, worker int, t *task, rep *PartitionReport
 		if l != nil {
 			l.Unlock()
 		}
-		t.tl.LockReleased = e.clock.Now()
+		if t.tl.LockReleased.IsZero() { // the lock was not had
+			t.tl.LockReleased = e.clock.Now()
+		}
 		e.metrics.lockWait.Observe(wait.Seconds())
 		return err
 	})
