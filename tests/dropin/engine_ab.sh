@@ -6,7 +6,8 @@
 # the variants alternate, every run at debug level. One line a run: seconds
 # a proof, the GPU's busy share (NVML), and from the partitions' timelines
 # the median time in the device lock and the median idle gap from one
-# region's end to the next one's start.
+# region's end to the next one's start (with the synthesis and a, b, c's
+# readiness).
 #   usage: VARIANTS="auto blocking" tests/dropin/engine_ab.sh
 # Variants: auto, spin, yield, blocking (gpus.host_sync); threadsN
 # (synthesis.threads = N); parallelN (synthesis.max_parallel = N); procsN
@@ -28,23 +29,23 @@ mkdir -p "$out"
   exit 1
 }
 [ -n "${CUZK_CUDA_LIB:-}" ] || [ ! -f build/libcuzk_cuda.so ] || export CUZK_CUDA_LIB=$PWD/build/libcuzk_cuda.so
-# summary LOG: the median locked_ms and the median gap between regions
-# (acquired_at_ms of one less released_at_ms of the one before, per job)
+# summary LOG: medians over the partitions of the time in the lock, the
+# synthesis and a, b, c's readiness against the region's start, and of the
+# gap between regions (acquired_at_ms of one less released_at_ms of the one
+# before, within a job)
 summary() {
   grep 'msg="partition proved"' "$1" | awk '{
-      j = ""; a = ""; r = ""; l = ""
-      for (i = 1; i <= NF; i++) {
-        split($i, kv, "=")
-        if (kv[1] == "job") j = kv[2]; else if (kv[1] == "acquired_at_ms") a = kv[2]
-        else if (kv[1] == "released_at_ms") r = kv[2]; else if (kv[1] == "locked_ms") l = kv[2]
-      }
-      if (a != "") print j, a, r, l
+      split("", f)
+      for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+      if (f["acquired_at_ms"] != "") print f["job"], f["acquired_at_ms"], f["released_at_ms"], f["locked_ms"], f["synth_ms"], f["abc_ready_ms"]
     }' | sort -k1,1 -k2,2n | awk '
-      $1 == job { print "gap", $2 - rel } { job = $1; rel = $3; print "locked", $4 }' |
+      $1 == job { print "gap", $2 - rel }
+      { job = $1; rel = $3; print "locked", $4; print "synth", $5; if ($6 != "") print "abc_ready", $6 }' |
     sort -k1,1 -k2,2n | awk '{ v[$1, ++c[$1]] = $2 }
       END {
         for (k in c) { m = c[k]; med[k] = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2 }
-        printf "locked median %.1f ms (%d), gap median %.2f ms (%d)", med["locked"], c["locked"], med["gap"], c["gap"]
+        printf "medians: locked %.1f ms (%d), gap %.2f ms (%d), synth %.1f ms, abc_ready %.1f ms (%d)",
+          med["locked"], c["locked"], med["gap"], c["gap"], med["synth"], med["abc_ready"], c["abc_ready"]
       }'
 }
 run() { # run VARIANT ROUND
