@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,10 +138,8 @@ func (g *GPUs) HostSyncMode() (int, error) {
 	if g.HostSync == "" {
 		return 0, nil
 	}
-	for i, m := range HostSyncModes {
-		if g.HostSync == m {
-			return i, nil
-		}
+	if i := slices.Index(HostSyncModes, g.HostSync); i >= 0 {
+		return i, nil
 	}
 	return 0, fmt.Errorf("config: gpus.host_sync: must be auto, spin, yield or blocking (got %q)", shown(g.HostSync))
 }

@@ -75,6 +75,15 @@ timed() { # timed LOG CMD...: runs CMD, appends its output and wall time to LOG
   echo "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" "BEGIN{printf \"%.2f\", b-a}") s, exit $rc" | tee -a "$log"
   return $rc
 }
+# gpus_key LINE: the configuration with LINE in its [gpus] table (added
+# when it has none: a second [gpus] table would be a TOML error)
+gpus_key() {
+  if grep -qx '\[gpus\]' <<<"$config"; then
+    awk -v l="$1" '{print} $0 == "[gpus]" {print l}' <<<"$config"
+  else
+    printf '%s\n[gpus]\n%s\n' "$config" "$1"
+  fi
+}
 {
   date -u
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 || echo "no nvidia-smi"
@@ -207,14 +216,9 @@ if has cpu; then
   log=$out/cpu-2^$S.log
   timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync "${cfgargs[@]}" "${noverify[@]}" --proofs-out "$work/gpu.proof"
-  # no CUDA library: cuda_lib set in the config's [gpus] table (a second
-  # [gpus] table would be a TOML error)
+  # no CUDA library: cuda_lib in the config's [gpus] table
   nolib='cuda_lib = "/nonexistent/libcuzk_cuda.so"'
-  if grep -qx '\[gpus\]' <<<"$config"; then
-    gpucfg=$(awk -v l="$nolib" '{print} $0 == "[gpus]" {print l}' <<<"$config")
-  else
-    gpucfg=$config$'\n[gpus]\n'$nolib
-  fi
+  gpucfg=$(gpus_key "$nolib")
   timed "$log" "$root/build/dropin_bench" --params "$pdir/c.params" "${dumps[@]}" --circuits 1 --calls 1 \
     --mode sync --config "$gpucfg" "${noverify[@]}" --proofs-out "$work/cpu.proof"
   if cmp "$work/gpu.proof" "$work/cpu.proof"; then
@@ -239,12 +243,8 @@ if has engine; then
   [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -gt 1 ] || devsets=all # one GPU: the same run
   for devs in $devsets; do
     c=$config
-    if [ $devs = 0 ]; then # one [gpus] table only
-      if grep -qx '\[gpus\]' <<<"$config"; then
-        c=$(awk '{print} $0 == "[gpus]" {print "devices = [0]"}' <<<"$config")
-      else
-        c=$config$'\n[gpus]\ndevices = [0]'
-      fi
+    if [ $devs = 0 ]; then
+      c=$(gpus_key "devices = [0]")
     fi
     # cuzk reads its log level from the configuration: CUZK_LOG_LEVEL
     # (debug: each partition's timeline) goes there, and no --quiet
